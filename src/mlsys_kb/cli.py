@@ -1,0 +1,66 @@
+"""The ``mlsys-kb`` command line: thin adapters over the package's functions.
+
+Every subcommand works on the project in the current directory (or ``--root``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import validate
+
+
+def _validate(args: argparse.Namespace) -> int:
+    _catalog, problems = validate.load(args.root)
+    if args.format == "json":
+        print(json.dumps([problem.as_dict() for problem in problems], indent=2, ensure_ascii=False))
+    else:
+        for problem in problems:
+            print(problem.as_github() if args.format == "github" else problem)
+    if problems:
+        if args.format == "text":
+            print(f"{len(problems)} problem(s) found", file=sys.stderr)
+        return 1
+    if args.format == "text":
+        print("catalogs are valid", file=sys.stderr)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    main = argparse.ArgumentParser(
+        prog="mlsys-kb", description="Validate, build and maintain the MLSys knowledge base."
+    )
+    main.add_argument(
+        "--root", type=Path, default=Path("."), help="project directory (default: current)"
+    )
+    commands = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    check = commands.add_parser(
+        "validate", help="check every catalog and list every problem as path:line:column"
+    )
+    check.add_argument(
+        "--format",
+        choices=("text", "github", "json"),
+        default="text",
+        help="text (default), GitHub Actions annotations, or JSON for tools",
+    )
+    check.set_defaults(run=_validate)
+    return main
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
