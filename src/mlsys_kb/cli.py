@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import validate
+from . import jsonschemas, validate
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -27,6 +27,15 @@ def _validate(args: argparse.Namespace) -> int:
         return 1
     if args.format == "text":
         print("catalogs are valid", file=sys.stderr)
+    return 0
+
+
+def _schemas(args: argparse.Namespace) -> int:
+    changed = jsonschemas.write(args.root)
+    for path in changed:
+        print(f"wrote {path}")
+    if not changed:
+        print("schemas are up to date", file=sys.stderr)
     return 0
 
 
@@ -49,6 +58,11 @@ def parser() -> argparse.ArgumentParser:
         help="text (default), GitHub Actions annotations, or JSON for tools",
     )
     check.set_defaults(run=_validate)
+
+    schemas = commands.add_parser(
+        "schemas", help="regenerate the JSON Schemas under schemas/ from the declarations"
+    )
+    schemas.set_defaults(run=_schemas)
     return main
 
 

@@ -116,7 +116,7 @@ def parse(text: str, path: str) -> tuple[list[RawEntry], list[Problem]]:
 
 
 _FLOW = re.compile(r"[\[\]{}]")
-_DEEP_BLOCK = re.compile(r"^[ \t?:-]{%d,}" % (2 * MAX_DEPTH), re.MULTILINE)
+_DEEP_BLOCK = re.compile(rf"^[ \t?:-]{{{2 * MAX_DEPTH},}}", re.MULTILINE)
 
 
 def _check_depth(text: str, path: str) -> Problem | None:
@@ -180,12 +180,10 @@ class _Builder:
             self.report(root, "the file must be a list of entries, each starting with `- id: ...`")
             self.skip(root, events)
         else:
-            index = 0
-            for event in events:
+            for index, event in enumerate(events):
                 if isinstance(event, yaml.SequenceEndEvent):
                     break
                 self.entry(event, events, index)
-                index += 1
         next(events)  # DocumentEnd
         event = next(events)
         if isinstance(event, yaml.DocumentStartEvent):

@@ -206,7 +206,8 @@ def _scalar(spec: Field, text: str, plain: bool, mark: Mark, report) -> Any:
             example = f" such as {spec.example}" if spec.example else ""
             report(
                 mark,
-                f"`{spec.name}` {text!r} is not valid: expected {spec.description.lower()[:-1]}{example}",
+                f"`{spec.name}` {text!r} is not valid: expected "
+                f"{spec.description.lower().rstrip('.')}{example}",
             )
             return None
     return text
@@ -239,7 +240,10 @@ def url_problem(url: str) -> str | None:
         return f"{url!r} is not a valid URL ({error})"
     if parts.scheme:
         if parts.scheme.lower() not in SAFE_SCHEMES:
-            return f"{url!r} uses the {parts.scheme}: scheme; only http(s) URLs and relative paths are allowed"
+            return (
+                f"{url!r} uses the {parts.scheme}: scheme; "
+                "only http(s) URLs and relative paths are allowed"
+            )
         if not parts.netloc:
             return f"{url!r} has no host"
     elif ":" in url.split("/", 1)[0]:
@@ -380,7 +384,10 @@ def _slide_problem(root: Path, file: str) -> str | None:
     slides = (root / SLIDES_DIR).resolve()
     target = (root / file).resolve()
     if not target.is_relative_to(slides) or target == slides:
-        return f"slide file {file!r} is not under {SLIDES_DIR}/; move it there and name it `{SLIDES_DIR}/NAME`"
+        return (
+            f"slide file {file!r} is not under {SLIDES_DIR}/; "
+            f"move it there and name it `{SLIDES_DIR}/NAME`"
+        )
     if not target.is_file():
         return f"slide file {file!r} does not exist; add it under {SLIDES_DIR}/ or remove `file`"
     return None

@@ -1,0 +1,49 @@
+# Two commands matter: `make serve` (build and serve the site) and `make test` (every test).
+# Both install what they need first.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install browser serve build validate check-links test lint bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed; set PYTHON=python3.11")'
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+# Debian's Chromium for the browser tests; installed only where we may (root on Debian/Ubuntu).
+browser:
+	@bash scripts/install-browser.sh
+
+serve: install
+	$(BIN)/mlsys-kb serve --dev-addr $(HOST):$(PORT)
+
+build: install
+	$(BIN)/mlsys-kb build
+
+validate: install
+	$(BIN)/mlsys-kb validate $(if $(GITHUB_ACTIONS),--format github,)
+
+check-links: install
+	$(BIN)/mlsys-kb check-links
+
+lint: install
+	$(BIN)/ruff check src tests scripts
+	$(BIN)/ruff format --check src tests scripts
+
+test: install browser lint
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: install browser
+	$(BIN)/python scripts/bench.py
+
+clean:
+	rm -rf site .pytest_cache test-artifacts
