@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import jsonschemas, validate
+from . import build, jsonschemas, validate
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -63,6 +63,16 @@ def parser() -> argparse.ArgumentParser:
         "schemas", help="regenerate the JSON Schemas under schemas/ from the declarations"
     )
     schemas.set_defaults(run=_schemas)
+
+    build_site = commands.add_parser(
+        "build", help="validate, render and run `mkdocs build --strict` into site/"
+    )
+    build_site.add_argument("--site-dir", type=Path, default=None, help="default: site/")
+    build_site.set_defaults(run=lambda args: build.build(args.root, args.site_dir))
+
+    serve = commands.add_parser("serve", help="build and serve the site, reloading on edits")
+    serve.add_argument("--dev-addr", default="127.0.0.1:8000", help="default: 127.0.0.1:8000")
+    serve.set_defaults(run=lambda args: build.serve(args.root, args.dev_addr))
     return main
 
 

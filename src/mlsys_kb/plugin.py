@@ -1,0 +1,151 @@
+"""The MkDocs plugin: validate the catalogs, render them, hand MkDocs the pages as virtual
+files. Event hooks only; the work is done in validate.py and render/.
+
+    plugins:
+      - mlsys-kb:
+          data_dir: data
+      - bibtex:
+          bib_file: .cache/mlsys-kb/papers.bib
+          enable_inline_citations: false
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config import config_options
+from mkdocs.config.base import Config
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, get_plugin_logger
+from mkdocs.structure.files import File, Files
+
+from . import validate
+from .bibtex import bibliography
+from .model import Catalog
+from .render import Options, render_site
+
+log = get_plugin_logger(__name__)
+
+
+class CatalogConfig(Config):
+    root = config_options.Type(str, default=".")  # project root, relative to mkdocs.yml
+    bib_file = config_options.Type(str, default=".cache/mlsys-kb/papers.bib")
+    branch = config_options.Type(str, default="main")
+    recent = config_options.Type(int, default=10)
+    overviews_dir = config_options.Type(str, default="overviews")  # under docs_dir
+    guides_dir = config_options.Type(str, default="guides")
+
+
+class CatalogPlugin(BasePlugin[CatalogConfig]):
+    def __init__(self) -> None:
+        self.catalog: Catalog | None = None
+        self.generated: dict[str, str] = {}
+        self.root = Path(".")
+
+    def on_config(self, config: Any) -> Any:
+        base = Path(config.config_file_path or "mkdocs.yml").resolve().parent
+        self.root = (base / self.config.root).resolve()
+        catalog, problems = validate.load(self.root)
+        if problems:
+            listing = "\n".join(str(problem) for problem in problems)
+            raise PluginError(f"mlsys-kb: the catalogs have {len(problems)} problem(s):\n{listing}")
+        self.catalog = catalog
+        docs = Path(config.docs_dir)
+        overviews = {
+            path.stem: f"{self.config.overviews_dir}/{path.name}"
+            for path in sorted((docs / self.config.overviews_dir).glob("*.md"))
+        }
+        options = Options(
+            repo_url=config.repo_url,
+            branch=self.config.branch,
+            recent=self.config.recent,
+            site_url=config.site_url,
+            overviews=overviews,
+        )
+        self.generated = render_site(catalog, options)
+        # mkdocs-bibtex reads its .bib in its own on_config, which runs after ours.
+        _write_if_changed(base / self.config.bib_file, self.generated["downloads/papers.bib"])
+        if not config.nav:
+            config.nav = self._nav(docs)
+        return config
+
+    def _nav(self, docs: Path) -> list[Any]:
+        assert self.catalog is not None
+        children: dict[str | None, list[Any]] = {}
+        for topic in self.catalog["topics"]:
+            children.setdefault(topic.get("parent"), []).append(topic)
+
+        def tree(parent: str | None) -> list[Any]:
+            items: list[Any] = []
+            for topic in children.get(parent, []):
+                page = f"topics/{topic.id}/index.md"
+                if topic.id in children:
+                    items.append({topic["title"]: [page, *tree(topic.id)]})
+                else:
+                    items.append({topic["title"]: page})
+            return items
+
+        guides = sorted((docs / self.config.guides_dir).glob("*.md"))
+        overviews = sorted((docs / self.config.overviews_dir).glob("*.md"))
+        titles = self.catalog.by_id("topics")
+        nav: list[Any] = [
+            {"Home": "index.md"},
+            {"Topics": tree(None)},
+            {
+                "Papers": [
+                    {"By year": "papers/by-year.md"},
+                    {"By venue": "papers/by-venue.md"},
+                    {"By topic": "papers/by-topic.md"},
+                ]
+            },
+            {"Seminars": "decks.md"},
+            {"Issues": "issues.md"},
+        ]
+        if guides or overviews:
+            section: list[Any] = [f"{self.config.guides_dir}/{p.name}" for p in guides]
+            section += [
+                {
+                    f"Overview: {titles[p.stem]['title'] if p.stem in titles else p.stem}": f"{self.config.overviews_dir}/{p.name}"
+                }
+                for p in overviews
+            ]
+            nav.append({"Guides": section})
+        nav += [{"Tags": "tags.md"}, {"Statistics": "stats.md"}]
+        return nav
+
+    def on_files(self, files: Files, config: Any) -> Files:
+        for path, content in self.generated.items():
+            existing = files.get_file_from_path(path)
+            if existing is not None:
+                raise PluginError(
+                    f"mlsys-kb: docs/{path} would hide the generated page; rename or remove it"
+                )
+            files.append(File.generated(config, path, content=content))
+        assert self.catalog is not None
+        for deck in self.catalog["decks"]:
+            if deck.get("file"):
+                source = self.root / deck["file"]
+                files.append(File.generated(config, deck["file"], abs_src_path=str(source)))
+        return files
+
+    def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
+        # Editing a catalog under `mkdocs serve` rebuilds and reloads the page.
+        server.watch(str(self.root / validate.DATA_DIR))
+        server.watch(str(self.root / validate.SLIDES_DIR))
+        return server
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".papers-", suffix=".bib")
+    with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        stream.write(text)
+    os.replace(temporary, path)
+
+
+__all__ = ["CatalogPlugin", "bibliography"]

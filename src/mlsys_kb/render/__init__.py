@@ -1,0 +1,81 @@
+"""Render the catalog into Markdown pages and downloadable files: pure functions.
+
+``render_site(catalog, options)`` returns ``{path: content}`` for every generated file,
+paths relative to the site's docs directory. Nothing is written here; the MkDocs plugin
+hands the result to MkDocs as virtual files, and tests compare it with golden files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from ..bibtex import bibliography
+from ..model import Catalog
+from ..schema import ENTRY_KINDS, KINDS
+from . import pages
+from .charts import bar_chart
+from .entries import links
+from .feed import atom
+from .site import Options, Site, home_page, topic_page
+
+__all__ = ["Options", "Site", "render_site"]
+
+
+def catalog_json(site: Site) -> str:
+    """Every catalog as JSON, each entry with its derived permalink and links."""
+    data: dict[str, object] = {}
+    for kind in KINDS:
+        rows = []
+        for entry in site.catalog[kind]:
+            row = dict(entry.values)
+            if kind in ENTRY_KINDS:
+                row["permalink"] = home_page(entry).removesuffix("index.md") + f"#{entry.id}"
+                row["links"] = [{"label": label, "url": url} for label, url in links(entry)]
+            rows.append(row)
+        data[kind] = rows
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+def stats(site: Site) -> tuple[str, dict[str, str]]:
+    by_topic = [(t["title"], site.total_count(t.id)) for t in site.catalog["topics"]]
+    years = Counter(p.get("year") for p in site.catalog["papers"] if p.get("year"))
+    by_year = [(str(year), count) for year, count in sorted(years.items())]
+    kinds = [(pages.KIND_TITLES[k], len(site.catalog[k])) for k in ENTRY_KINDS]
+    charts = {
+        "stats/by-kind.svg": bar_chart("Entries by kind", kinds),
+        "stats/by-topic.svg": bar_chart("Entries by topic (with subtopics)", by_topic),
+        "stats/by-year.svg": bar_chart("Papers by year", by_year),
+    }
+    lines = [pages.NO_SEARCH + "# Statistics", ""]
+    total = sum(count for _, count in kinds)
+    lines += [f"{total} entries in all.", ""]
+    for path, title in (
+        ("stats/by-kind.svg", "Entries by kind"),
+        ("stats/by-topic.svg", "Entries by topic"),
+        ("stats/by-year.svg", "Papers by year"),
+    ):
+        lines += [f"## {title}", "", f"![{title}]({path})", ""]
+    return "\n".join(lines), charts
+
+
+def render_site(catalog: Catalog, options: Options | None = None) -> dict[str, str]:
+    site = Site(catalog, options or Options())
+    files: dict[str, str] = {
+        "index.md": pages.home(site),
+        "papers/by-year.md": pages.papers_by_year(site),
+        "papers/by-venue.md": pages.papers_by_venue(site),
+        "papers/by-topic.md": pages.papers_by_topic(site),
+        "decks.md": pages.decks(site),
+        "issues.md": pages.issues(site),
+        "tags.md": pages.tags(site),
+        "downloads/papers.bib": bibliography(catalog["papers"], site.venues),
+        "downloads/catalog.json": catalog_json(site),
+        "feed.xml": atom(site, pages.recent_entries(site)),
+    }
+    overviews = options.overviews if options else {}
+    for topic in catalog["topics"]:
+        files[topic_page(topic.id)] = pages.topic(site, topic.id, overviews.get(topic.id))
+    files["stats.md"], charts = stats(site)
+    files.update(charts)
+    return files

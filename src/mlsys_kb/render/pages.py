@@ -1,0 +1,212 @@
+"""The generated pages, each a pure function from the catalog to Markdown."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from ..model import Entry
+from ..schema import ENTRY_KINDS
+from .entries import entry_block, entry_line
+from .site import KIND_TITLES, Site, entry_title, home_page, newest_first, relative, topic_page
+from .text import md
+
+NO_SEARCH = "---\nsearch:\n  exclude: true\n---\n\n"  # index pages: search lands on entries
+
+
+def _topic_tree(site: Site, page: str, parent: str | None = None, depth: int = 0) -> list[str]:
+    lines = []
+    for topic in site.children[parent]:
+        count = site.total_count(topic.id)
+        link = f"[{md(topic['title'])}]({relative(page, topic_page(topic.id))})"
+        lines.append(f"{'    ' * depth}- {link} ({count})")
+        lines += _topic_tree(site, page, topic.id, depth + 1)
+    return lines
+
+
+def recent_entries(site: Site) -> list[Entry]:
+    entries = [e for e in site.entries() if e.get("added")]
+    return sorted(entries, key=lambda e: (e["added"], e.kind, e.id), reverse=True)
+
+
+def home(site: Site) -> str:
+    page = "index.md"
+    counts = {kind: len(site.catalog[kind]) for kind in ENTRY_KINDS}
+    lines = [
+        "# MLSys knowledge base",
+        "",
+        "A curated, searchable collection of machine-learning-systems study material: "
+        f"{counts['papers']} papers, {counts['decks']} seminar decks, "
+        f"{counts['issues']} notable GitHub issues and {counts['resources']} tools, "
+        "frameworks, posts and guides, organised by topic. Press `/` or use the search "
+        "box to find a paper, an author, a venue or the text of an error message.",
+        "",
+        "## Topics",
+        "",
+        *_topic_tree(site, page),
+        "",
+        "## Recently added",
+        "",
+    ]
+    lines += [entry_line(e, site, page) for e in recent_entries(site)[: site.options.recent]]
+    lines += [
+        "",
+        "## Browse",
+        "",
+        "- Papers [by year](papers/by-year.md), [by venue](papers/by-venue.md) "
+        "and [by topic](papers/by-topic.md)",
+        "- [Seminar decks](decks.md) by date",
+        "- [GitHub issues](issues.md) with their state",
+        "- [Tags](tags.md) and [statistics](stats.md)",
+        "",
+        "## Downloads",
+        "",
+        "- [papers.bib](downloads/papers.bib): the whole bibliography as BibTeX",
+        "- [catalog.json](downloads/catalog.json): every catalog as JSON",
+        "- [feed.xml](feed.xml): an Atom feed of newly added entries",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def topic(site: Site, topic_id: str, overview: str | None = None) -> str:
+    page = topic_page(topic_id)
+    entry = site.topics[topic_id]
+    lines = [f"# {md(entry['title'])}", "", md(entry["description"]), ""]
+    parent = entry.get("parent")
+    if parent:
+        up = site.topics[parent]
+        lines += [f"Part of [{md(up['title'])}]({relative(page, topic_page(parent))}).", ""]
+    if overview:
+        lines += [f"Start with the [overview]({relative(page, overview)}).", ""]
+    children = site.children[topic_id]
+    if children:
+        lines += ["## Subtopics", "", *_topic_tree(site, page, topic_id), ""]
+    groups = site.by_topic[topic_id]
+    for kind in ENTRY_KINDS:
+        entries = groups.get(kind, [])
+        if not entries:
+            continue
+        if kind == "papers":
+            entries = newest_first(entries)
+        elif kind == "decks":
+            entries = sorted(entries, key=lambda d: d.get("date") or "", reverse=True)
+        else:
+            entries = sorted(entries, key=lambda e: entry_title(e).lower())
+        here = [e for e in entries if home_page(e) == page]
+        elsewhere = [e for e in entries if home_page(e) != page]
+        lines += [f"## {KIND_TITLES[kind]} {{ #kind-{kind} }}", ""]
+        for item in here:
+            lines.append(entry_block(item, site, page))
+        if elsewhere:
+            lines += ["Also in this topic:", ""]
+            lines += [entry_line(item, site, page) for item in elsewhere]
+            lines.append("")
+    if not any(groups.values()) and not children:
+        lines += ["No entries yet.", ""]
+    return "\n".join(lines)
+
+
+def _paper_index(site: Site, page: str, title: str, groups: dict[str, list[Entry]]) -> str:
+    lines = [NO_SEARCH + f"# Papers by {title}", ""]
+    lines.append(
+        " · ".join(
+            f"[{label}]({relative(page, f'papers/by-{name}.md')})"
+            for name, label in (("year", "by year"), ("venue", "by venue"), ("topic", "by topic"))
+        )
+    )
+    lines.append("")
+    for heading, papers in groups.items():
+        lines += [f"## {heading}", ""]
+        lines += [entry_line(p, site, page) for p in newest_first(papers)]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def papers_by_year(site: Site) -> str:
+    groups: dict[str, list[Entry]] = defaultdict(list)
+    for paper in site.catalog["papers"]:
+        groups[str(paper.get("year", "Unknown"))].append(paper)
+    ordered = dict(sorted(groups.items(), reverse=True))
+    return _paper_index(site, "papers/by-year.md", "year", ordered)
+
+
+def papers_by_venue(site: Site) -> str:
+    groups: dict[str, list[Entry]] = defaultdict(list)
+    for paper in site.catalog["papers"]:
+        venue = site.venues.get(paper.get("venue", ""))
+        groups[md(f"{venue['name']}: {venue['title']}") if venue else "Unknown"].append(paper)
+    ordered = dict(sorted(groups.items(), key=lambda item: item[0].lower()))
+    return _paper_index(site, "papers/by-venue.md", "venue", ordered)
+
+
+def papers_by_topic(site: Site) -> str:
+    groups: dict[str, list[Entry]] = {}
+    for topic_entry in site.catalog["topics"]:
+        papers = site.by_topic[topic_entry.id].get("papers")
+        if papers:
+            groups[md(topic_entry["title"])] = papers
+    return _paper_index(site, "papers/by-topic.md", "topic", groups)
+
+
+def decks(site: Site) -> str:
+    page = "decks.md"
+    items = sorted(
+        site.catalog["decks"], key=lambda d: (d.get("date") or "", entry_title(d)), reverse=True
+    )
+    lines = [NO_SEARCH + "# Seminar decks", "", "Seminar slide decks, newest first.", ""]
+    for deck in items:
+        when = deck.get("date") or "undated"
+        line = entry_line(deck, site, page, detail=False)
+        reviews = [site.papers[p] for p in deck.get("papers", []) if p in site.papers]
+        extra = ""
+        if reviews:
+            extra = " — reviews " + ", ".join(
+                f"[{md(entry_title(p))}]({relative(page, home_page(p), p.id)})" for p in reviews
+            )
+        lines.append(f"{line} ({when}){extra}")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def issues(site: Site) -> str:
+    page = "issues.md"
+    lines = [NO_SEARCH + "# GitHub issues", ""]
+    by_state = Counter(issue["state"] for issue in site.catalog["issues"])
+    lines += [f"{by_state['open']} open, {by_state['closed']} closed.", ""]
+    for state in ("open", "closed"):
+        group = [i for i in site.catalog["issues"] if i["state"] == state]
+        if not group:
+            continue
+        lines += [f"## {state.capitalize()}", ""]
+        for issue in sorted(group, key=lambda i: (i["repo"], -i["number"])):
+            link = relative(page, home_page(issue), issue.id)
+            lines.append(
+                f"- [{md(issue['title'])}]({link}) — {md(issue['repo'])}#{issue['number']}"
+            )
+            lines.append(f"    - Symptom: {md(issue['symptom'])}")
+            if issue.get("cause"):
+                lines.append(f"    - Suspected cause: {md(issue['cause'])}")
+            if issue.get("workaround"):
+                lines.append(f"    - Workaround: {md(issue['workaround'])}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def tags(site: Site) -> str:
+    page = "tags.md"
+    lines = [NO_SEARCH + "# Tags", ""]
+    for tag in site.catalog["tags"]:
+        entries = site.by_tag.get(tag.id, [])
+        if not entries:
+            continue
+        lines += [f"## {md(tag['title'])} {{ #tag-{tag.id} }}", ""]
+        if tag.get("description"):
+            lines += [md(tag["description"]), ""]
+        lines += [entry_line(e, site, page) for e in sorted(entries, key=entry_title)]
+        lines.append("")
+    unused = [tag for tag in site.catalog["tags"] if not site.by_tag.get(tag.id)]
+    if unused:
+        lines += ["## Not yet used", ""]
+        lines += [f"- {md(t['title'])}" for t in unused]
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,107 @@
+"""What the renderer needs to know about the catalog beyond the entries themselves:
+where each entry lives (its permalink), which decks review which paper, counts."""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ..model import Catalog, Entry
+from ..schema import ENTRY_KINDS
+
+KIND_TITLES = {
+    "papers": "Papers",
+    "decks": "Seminar decks",
+    "issues": "GitHub issues",
+    "resources": "Tools, frameworks and posts",
+}
+
+
+@dataclass(frozen=True)
+class Options:
+    repo_url: str | None = None  # https://github.com/OWNER/REPO, for "edit this entry"
+    branch: str = "main"
+    recent: int = 10  # entries on the home page
+    feed_size: int = 50
+    site_url: str | None = None
+    overviews: dict[str, str] = field(default_factory=dict)  # topic id -> overview page path
+
+
+@dataclass
+class Site:
+    """The catalog with its derived indexes, built once and shared by every page."""
+
+    catalog: Catalog
+    options: Options = field(default_factory=Options)
+
+    def __post_init__(self) -> None:
+        self.topics = self.catalog.by_id("topics")
+        self.venues = self.catalog.by_id("venues")
+        self.tags = self.catalog.by_id("tags")
+        self.papers = self.catalog.by_id("papers")
+        self.children: dict[str | None, list[Entry]] = defaultdict(list)
+        for topic in self.catalog["topics"]:
+            self.children[topic.get("parent")].append(topic)
+        self.by_topic: dict[str, dict[str, list[Entry]]] = defaultdict(lambda: defaultdict(list))
+        self.by_tag: dict[str, list[Entry]] = defaultdict(list)
+        for kind in ENTRY_KINDS:
+            for entry in self.catalog[kind]:
+                for topic in entry.get("topics", []):
+                    self.by_topic[topic][kind].append(entry)
+                for tag in entry.get("tags", []):
+                    self.by_tag[tag].append(entry)
+        self.reviewed_in: dict[str, list[Entry]] = defaultdict(list)
+        for deck in self.catalog["decks"]:
+            for paper in deck.get("papers", []):
+                self.reviewed_in[paper].append(deck)
+
+    def entries(self) -> list[Entry]:
+        return [entry for kind in ENTRY_KINDS for entry in self.catalog[kind]]
+
+    def own_count(self, topic: str) -> int:
+        return sum(len(entries) for entries in self.by_topic[topic].values())
+
+    def total_count(self, topic: str) -> int:
+        """Entries of a topic and its subtopics, each counted once."""
+        seen: set[int] = set()
+        stack = [topic]
+        while stack:
+            current = stack.pop()
+            for entries in self.by_topic[current].values():
+                seen.update(id(entry) for entry in entries)
+            stack.extend(child["id"] for child in self.children[current])
+        return len(seen)
+
+    def edit_url(self, entry: Entry) -> str | None:
+        if not self.options.repo_url:
+            return None
+        base = self.options.repo_url.rstrip("/")
+        return f"{base}/blob/{self.options.branch}/{entry.path}#L{entry.mark[0]}"
+
+
+def home_page(entry: Entry) -> str:
+    """The page that holds an entry's full block: its first topic. Its permalink is
+    ``topics/<first-topic>/#<id>``, which does not change as the catalog grows."""
+    return topic_page(entry["topics"][0])
+
+
+def topic_page(topic_id: str) -> str:
+    # index.md in a folder of its own: Material shows it as the page of its nav section.
+    return f"topics/{topic_id}/index.md"
+
+
+def relative(from_page: str, to_page: str, anchor: str | None = None) -> str:
+    """A Markdown link from one generated page to another, resolved by MkDocs."""
+    path = posixpath.relpath(to_page, posixpath.dirname(from_page) or ".")
+    if to_page == from_page and anchor:
+        path = ""
+    return f"{path}#{anchor}" if anchor else path
+
+
+def entry_title(entry: Entry) -> str:
+    return entry.get("title") or entry.get("name") or entry.id
+
+
+def newest_first(papers: list[Entry]) -> list[Entry]:
+    return sorted(papers, key=lambda p: (-p.get("year", 0), entry_title(p).lower()))

@@ -1,0 +1,39 @@
+"""Escaping: catalog text comes from strangers' pull requests and must stay text.
+
+Every value goes through ``md`` (inline text) or ``href`` (link targets) before it
+reaches the generated Markdown, so no field can open a tag, a link or an attribute.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+from ..validate import url_problem
+
+# Characters Python-Markdown honours a backslash escape for (core, tables, attr_list).
+_BACKSLASH = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
+
+
+def md(text: object) -> str:
+    """Inline Markdown that shows ``text`` literally: one line, no markup, no HTML."""
+    flat = " ".join(str(text).split())
+    flat = flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _BACKSLASH.sub(r"\\\1", flat)
+
+
+def href(url: str) -> str | None:
+    """A link target safe inside ``[text](...)``, or None for a URL that may not be linked."""
+    if url_problem(url) is not None:
+        return None
+    # Characters that could end the link, start a title or an attribute are percent-encoded.
+    return quote(url, safe="/:?#@!$&+,;=%-._~")
+
+
+def code(text: str) -> str:
+    """Text for a fenced code block: a fence inside the text must not close ours."""
+    return text.replace("```", "` ` `")
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x"
