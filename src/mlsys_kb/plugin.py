@@ -106,12 +106,9 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
         ]
         if guides or overviews:
             section: list[Any] = [f"{self.config.guides_dir}/{p.name}" for p in guides]
-            section += [
-                {
-                    f"Overview: {titles[p.stem]['title'] if p.stem in titles else p.stem}": f"{self.config.overviews_dir}/{p.name}"
-                }
-                for p in overviews
-            ]
+            for page in overviews:
+                title = titles[page.stem]["title"] if page.stem in titles else page.stem
+                section.append({f"Overview: {title}": f"{self.config.overviews_dir}/{page.name}"})
             nav.append({"Guides": section})
         nav += [{"Tags": "tags.md"}, {"Statistics": "stats.md"}]
         return nav

@@ -164,10 +164,11 @@ def entry_block(entry: Entry, site: Site, page: str) -> str:
         lines += [buttons, ""]
     cross = cross_links(entry, site, page)
     if cross:
-        lines += [cross, ""]
+        # Navigation, not content: kept out of the search index so hits land on entries.
+        lines += [cross, "{ data-search-exclude }", ""]
     if entry.kind == "papers":
         bib = paper_bibtex(entry, site.venues)
-        lines += ['??? quote "BibTeX"', "", "    ```bibtex"]
+        lines += ['??? quote "BibTeX"', "", "    ``` { .bibtex data-search-exclude }"]
         lines += [f"    {line}" if line else "" for line in code(bib).rstrip().split("\n")]
         lines += ["    ```", ""]
     return "\n".join(lines)

@@ -1,0 +1,93 @@
+"""The built site as a reader uses it, in a real headless Chromium."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urljoin
+
+import pytest
+
+from mlsys_kb import validate
+
+from ..sitebuild import ROOT
+
+CATALOG, _ = validate.load(ROOT)
+TOPICS = [topic.id for topic in CATALOG["topics"]]
+
+
+def test_home_page_lists_topics_with_counts(page, base_url) -> None:
+    page.goto(base_url)
+    assert page.locator("h1").first.inner_text().rstrip("¶") == "MLSys knowledge base"
+    topics = page.locator("article li", has_text="Graph neural networks").first.inner_text()
+    assert re.search(r"Graph neural networks \(\d+\)", topics)
+    assert page.locator("article a[href$='downloads/papers.bib']").count() == 1
+    assert page.console_errors == []
+
+
+@pytest.mark.parametrize("topic", TOPICS)
+def test_every_topic_page_loads_without_errors(page, base_url, topic) -> None:
+    response = page.goto(urljoin(base_url, f"topics/{topic}/"))
+    assert response is not None and response.status == 200
+    title = CATALOG.by_id("topics")[topic]["title"]
+    assert page.locator("article h1").inner_text().rstrip("¶") == title
+    assert page.console_errors == []
+
+
+def _search(page, base_url, query: str) -> list[str]:
+    page.goto(base_url)
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    # Typed key by key, as a reader does: Material searches on keyboard events.
+    page.locator("input.md-search__input").press_sequentially(query, delay=10)
+    page.wait_for_selector(".md-search-result__item", timeout=15000)
+    links = page.locator(".md-search-result__item a.md-search-result__link")
+    return [links.nth(i).get_attribute("href") or "" for i in range(min(links.count(), 5))]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("DistDGL", "#zheng2020distdgl"),
+        ("FSDP", "#zhao2023pytorch"),
+        ("torchrun", "multi-node-torchrun"),
+        ("lazy wrapper should be called at most once", "#pytorch-90613"),
+    ],
+)
+def test_search_puts_the_entry_among_the_top_results(page, base_url, query, expected) -> None:
+    hrefs = _search(page, base_url, query)
+    assert any(expected in href for href in hrefs), hrefs
+    assert page.console_errors == []
+
+
+def test_permalink_scrolls_to_the_entry(page, base_url) -> None:
+    page.goto(urljoin(base_url, "topics/gnn/#zheng2020distdgl"))
+    heading = page.locator("#zheng2020distdgl")
+    heading.wait_for()
+    box = heading.bounding_box()
+    assert box is not None and 0 <= box["y"] < 900
+    assert page.evaluate("window.scrollY") > 0
+
+
+def test_bibtex_block_expands(page, base_url) -> None:
+    page.goto(urljoin(base_url, "topics/gnn/#zheng2020distdgl"))
+    details = page.locator("details.quote").first
+    assert details.get_attribute("open") is None
+    details.locator("summary").click()
+    assert details.get_attribute("open") is not None
+    code = details.locator("code").inner_text()
+    assert code.startswith("@inproceedings{zheng2020distdgl,")
+
+
+PAGES = ["", "topics/gnn/", "topics/automatic-parallelism/", "papers/by-year/", "issues/", "stats/"]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_no_horizontal_overflow_on_a_phone(browser, base_url, path) -> None:
+    context = browser.new_context(viewport={"width": 375, "height": 812})
+    context.route("https://api.github.com/**", lambda route: route.fulfill(body="{}"))
+    tab = context.new_page()
+    tab.goto(urljoin(base_url, path))
+    width = tab.evaluate("document.documentElement.scrollWidth")
+    name = path.strip("/").replace("/", "_") or "home"
+    tab.screenshot(path=str(ROOT / "test-artifacts" / "screenshots" / f"phone-{name}.png"))
+    context.close()
+    assert width <= 375, f"{path} is {width}px wide at 375px"

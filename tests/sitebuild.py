@@ -1,0 +1,58 @@
+"""Helpers for tests that need a built site: build with the real MkDocs, serve on 127.0.0.1."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def build_site(project: Path, site_dir: Path) -> subprocess.CompletedProcess[str]:
+    """Run the real `mlsys-kb build` on a project directory."""
+    return subprocess.run(
+        [sys.executable, "-m", "mlsys_kb.cli", "--root", str(project), "build"]
+        + ["--site-dir", str(site_dir)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=project,
+    )
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+@contextmanager
+def serve(directory: Path) -> Iterator[str]:
+    """Serve a directory on 127.0.0.1 on a free port; yields the base URL."""
+    handler = functools.partial(_Quiet, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def copy_project(target: Path) -> Path:
+    """A copy of the project's site sources (mkdocs.yml, docs, data, slides) to build in."""
+    import shutil
+
+    for name in ("data", "docs", "slides", "schemas"):
+        if (ROOT / name).exists():
+            shutil.copytree(ROOT / name, target / name)
+        else:
+            (target / name).mkdir()
+    shutil.copy(ROOT / "mkdocs.yml", target / "mkdocs.yml")
+    return target
