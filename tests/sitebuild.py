@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def build_site(project: Path, site_dir: Path) -> subprocess.CompletedProcess[str]:
     """Run the real `mlsys-kb build` on a project directory."""
+    command = [sys.executable, "-m", "mlsys_kb.cli", "--root", str(project), "build"]
     return subprocess.run(
-        [sys.executable, "-m", "mlsys_kb.cli", "--root", str(project), "build"]
-        + ["--site-dir", str(site_dir)],
+        [*command, "--site-dir", str(site_dir)],
         capture_output=True,
         text=True,
         check=False,
@@ -27,7 +27,7 @@ def build_site(project: Path, site_dir: Path) -> subprocess.CompletedProcess[str
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
