@@ -35,7 +35,8 @@ def build(root: Path, site_dir: Path | None = None) -> int:
     staging = Path(tempfile.mkdtemp(prefix=".site-", dir=target.parent))
     env = {**os.environ, **QUIET}
     result = subprocess.run(
-        [*_mkdocs(root, "build", "--strict", "--quiet"), "--site-dir", str(staging)],
+        # No --quiet: it hides the warnings that --strict counts, and the build would pass.
+        [*_mkdocs(root, "build", "--strict"), "--site-dir", str(staging)],
         cwd=root,
         env=env,
         check=False,

@@ -11,6 +11,7 @@ files. Event hooks only; the work is done in validate.py and render/.
 
 from __future__ import annotations
 
+import html
 import os
 import tempfile
 from pathlib import Path
@@ -82,10 +83,12 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
             items: list[Any] = []
             for topic in children.get(parent, []):
                 page = f"topics/{topic.id}/index.md"
+                # Theme templates print nav titles as HTML: catalog text must be escaped.
+                title = html.escape(topic["title"])
                 if topic.id in children:
-                    items.append({topic["title"]: [page, *tree(topic.id)]})
+                    items.append({title: [page, *tree(topic.id)]})
                 else:
-                    items.append({topic["title"]: page})
+                    items.append({title: page})
             return items
 
         guides = sorted((docs / self.config.guides_dir).glob("*.md"))
@@ -107,7 +110,9 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
         if guides or overviews:
             section: list[Any] = [f"{self.config.guides_dir}/{p.name}" for p in guides]
             for page in overviews:
-                title = titles[page.stem]["title"] if page.stem in titles else page.stem
+                title = html.escape(
+                    titles[page.stem]["title"] if page.stem in titles else page.stem
+                )
                 section.append({f"Overview: {title}": f"{self.config.overviews_dir}/{page.name}"})
             nav.append({"Guides": section})
         nav += [{"Tags": "tags.md"}, {"Statistics": "stats.md"}]

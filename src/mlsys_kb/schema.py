@@ -74,7 +74,14 @@ TOPICS_KIND = Kind(
     "topic",
     (
         ID,
-        Field("title", Type.STR, "Title of the topic page.", required=True),
+        # Topic titles go into the navigation and <title>, which the theme prints as HTML.
+        Field(
+            "title",
+            Type.STR,
+            "Title of the topic page, without < or >.",
+            required=True,
+            pattern=r"[^<>]+",
+        ),
         Field("parent", Type.ID, "Id of the parent topic.", ref="topics"),
         Field("description", Type.TEXT, "What the topic covers.", required=True),
     ),

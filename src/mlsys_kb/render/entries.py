@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..bibtex import paper_bibtex
 from ..model import Entry
 from .site import Site, entry_title, home_page, relative, topic_page
-from .text import code, href, md
+from .text import code, href, md, md_code
 
 AUTHORS_SHOWN = 8
 
@@ -59,6 +59,8 @@ def _resource_label(entry: Entry) -> str:
 def button_row(entry: Entry, page: str) -> str:
     buttons = []
     for label, url in links(entry):
+        if href(url) is None:  # the validator refuses these; never link one regardless
+            continue
         target = href(url) if "://" in url else href(relative(page, url))
         if target:
             buttons.append(f"[{md(label)}]({target}){{ .md-button }}")
@@ -104,14 +106,14 @@ def byline(entry: Entry, site: Site) -> str:
 def body(entry: Entry) -> list[str]:
     kind = entry.kind
     if kind == "issues":
-        lines = [f"**Symptom:** {md(entry['symptom'])}"]
+        lines = [f"**Symptom:** {md_code(entry['symptom'])}"]
         if entry.get("cause"):
-            lines.append(f"**Suspected cause:** {md(entry['cause'])}")
+            lines.append(f"**Suspected cause:** {md_code(entry['cause'])}")
         if entry.get("workaround"):
-            lines.append(f"**Workaround:** {md(entry['workaround'])}")
+            lines.append(f"**Workaround:** {md_code(entry['workaround'])}")
         return lines
     text = entry.get("summary") or entry.get("description")
-    return [md(text)] if text else []
+    return [md_code(text)] if text else []
 
 
 def cross_links(entry: Entry, site: Site, page: str) -> str:

@@ -8,7 +8,7 @@ from ..model import Entry
 from ..schema import ENTRY_KINDS
 from .entries import entry_block, entry_line
 from .site import KIND_TITLES, Site, entry_title, home_page, newest_first, relative, topic_page
-from .text import md
+from .text import md, md_code
 
 NO_SEARCH = "---\nsearch:\n  exclude: true\n---\n\n"  # index pages: search lands on entries
 
@@ -28,16 +28,24 @@ def recent_entries(site: Site) -> list[Entry]:
     return sorted(entries, key=lambda e: (e["added"], e.kind, e.id), reverse=True)
 
 
+def _count(number: int, one: str, many: str | None = None) -> str:
+    return f"{number} {one if number == 1 else many or one + 's'}"
+
+
 def home(site: Site) -> str:
     page = "index.md"
     counts = {kind: len(site.catalog[kind]) for kind in ENTRY_KINDS}
+    resources = _count(
+        counts["resources"], "tool, framework, post or guide", "tools, frameworks, posts and guides"
+    )
     lines = [
         "# MLSys knowledge base",
         "",
         "A curated, searchable collection of machine-learning-systems study material: "
-        f"{counts['papers']} papers, {counts['decks']} seminar decks, "
-        f"{counts['issues']} notable GitHub issues and {counts['resources']} tools, "
-        "frameworks, posts and guides, organised by topic. Press `/` or use the search "
+        f"{_count(counts['papers'], 'paper')}, {_count(counts['decks'], 'seminar deck')}, "
+        f"{_count(counts['issues'], 'notable GitHub issue')} and "
+        f"{resources}, "
+        "organised by topic. Press `/` or use the search "
         "box to find a paper, an author, a venue or the text of an error message.",
         "",
         "## Topics",
@@ -183,11 +191,11 @@ def issues(site: Site) -> str:
             lines.append(
                 f"- [{md(issue['title'])}]({link}) — {md(issue['repo'])}#{issue['number']}"
             )
-            lines.append(f"    - Symptom: {md(issue['symptom'])}")
+            lines.append(f"    - Symptom: {md_code(issue['symptom'])}")
             if issue.get("cause"):
-                lines.append(f"    - Suspected cause: {md(issue['cause'])}")
+                lines.append(f"    - Suspected cause: {md_code(issue['cause'])}")
             if issue.get("workaround"):
-                lines.append(f"    - Workaround: {md(issue['workaround'])}")
+                lines.append(f"    - Workaround: {md_code(issue['workaround'])}")
         lines.append("")
     return "\n".join(lines)
 

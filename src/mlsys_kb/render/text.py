@@ -17,9 +17,33 @@ _BACKSLASH = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
 
 def md(text: object) -> str:
     """Inline Markdown that shows ``text`` literally: one line, no markup, no HTML."""
-    flat = " ".join(str(text).split())
+    return _escape(" ".join(str(text).split()))
+
+
+def _escape(flat: str) -> str:
     flat = flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _BACKSLASH.sub(r"\\\1", flat)
+
+
+def md_code(text: object) -> str:
+    """Like ``md``, but `backticked` parts become code spans: error messages read as code.
+
+    A code span's content is literal in Markdown (HTML in it is escaped), so only an
+    unpaired backtick needs care: it is escaped like any other character.
+    """
+    flat = " ".join(str(text).split())
+    parts = flat.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: no code spans at all
+        return _escape(flat)
+    out = []
+    for index, part in enumerate(parts):
+        if index % 2 == 0:
+            out.append(_escape(part))
+        elif part.strip():
+            out.append(f"`{part}`")
+        else:
+            out.append(_escape(f"`{part}`"))
+    return "".join(out)
 
 
 def href(url: str) -> str | None:

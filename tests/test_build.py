@@ -1,0 +1,288 @@
+"""`mlsys-kb build` and `mkdocs serve` with the real MkDocs: strict, safe with hostile
+catalog text, atomic on failure, and live-reloading catalog edits."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from mlsys_kb import validate
+from mlsys_kb.model import Catalog, Entry
+from mlsys_kb.render import render_site
+
+from .sitebuild import ROOT, build_site, copy_project
+
+PAYLOADS = [
+    "<script>alert('x')</script>",
+    "<img src=x onerror=alert(1)>",
+    "[click](javascript:alert(1))",
+    '<a href="javascript:alert(1)">x</a>',
+    '" onmouseover="alert(1)',
+    "' onfocus='alert(1)' autofocus='",
+    "{: onclick=alert(1) }",
+    "`<script>alert(2)</script>`",
+]
+TEXT_FIELDS = {
+    "papers": ["title", "summary"],
+    "decks": ["title", "summary"],
+    "issues": ["title", "symptom", "cause", "workaround"],
+    "resources": ["name", "description"],
+    "topics": ["title", "description"],
+    "tags": ["title", "description"],
+    "venues": ["name", "title"],
+}
+LIST_FIELDS = {"papers": ["authors"], "decks": ["presenters"], "issues": ["versions"]}
+
+
+class _Scan(HTMLParser):
+    """Collects what would run: script elements, event handlers, javascript: URLs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if value == "javascript:void(0)" and ("data-md-component", "search-share") in attrs:
+                continue  # Material's own share button
+            if name.startswith("on"):
+                self.found.append(f"<{tag} {name}=...>")
+            if value and re.match(r"\s*(javascript|data|vbscript):", value, re.I):
+                self.found.append(f"<{tag} {name}={value}>")
+        if tag == "script" and not any(name == "src" for name, _ in attrs):
+            return  # Material's own inline config; checked below by content
+        if tag == "script":
+            source = dict(attrs).get("src") or ""
+            if not source.startswith(("assets/", "../", "./")) and "assets/" not in source:
+                self.found.append(f"<script src={source}>")
+        if tag == "img" and dict(attrs).get("src") == "x":
+            self.found.append("<img src=x>")
+
+
+def _hostile(project: Path) -> None:
+    import yaml
+
+    for kind, names in TEXT_FIELDS.items():
+        path = project / "data" / f"{kind}.yaml"
+        entries = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
+        for index, entry in enumerate(entries):
+            # Topic titles may not hold < or > (see the test below); descriptions may.
+            for name in ["description"] if kind == "topics" else names:
+                if name in entry or name in ("cause", "workaround"):
+                    entry[name] = PAYLOADS[index % len(PAYLOADS)] + " " + entry.get(name, "")
+            for name in LIST_FIELDS.get(kind, []):
+                if name in entry:
+                    entry[name] = [*entry[name], PAYLOADS[(index + 1) % len(PAYLOADS)]]
+            if "url" in entry:
+                # Quotes and brackets that try to leave the href attribute or the link.
+                entry["url"] = entry["url"] + "?q=\"onmouseover='alert(1)'>)]("
+        for entry in entries:
+            for name in ("year", "number"):
+                if name in entry:
+                    entry[name] = int(entry[name])
+        path.write_text(yaml.safe_dump(entries, allow_unicode=True, sort_keys=False))
+
+
+def test_hostile_catalog_text_stays_text_in_the_built_site(tmp_path: Path) -> None:
+    project = copy_project(tmp_path / "project")
+    _hostile(project)
+    _catalog, problems = validate.load(project)
+    assert problems == []
+    result = build_site(project, project / "site")
+    assert result.returncode == 0, result.stdout + result.stderr
+    pages = list((project / "site").rglob("*.html"))
+    assert len(pages) > 20
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        scan = _Scan()
+        scan.feed(html)
+        assert scan.found == [], f"{page}: {scan.found}"
+        assert "alert(2)</script>" not in html
+        assert "<img src=x" not in html
+    # The payloads are shown, as text.
+    gnn = (project / "site" / "topics" / "gnn" / "index.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert(" in gnn or "&lt;img src=x onerror=alert(1)&gt;" in gnn
+
+
+def test_topic_titles_with_angle_brackets_are_refused(tmp_path: Path) -> None:
+    # The theme prints nav titles as HTML and un-escapes them inside <title>.
+    project = copy_project(tmp_path / "project")
+    topics = project / "data" / "topics.yaml"
+    text = topics.read_text(encoding="utf-8")
+    topics.write_text(text.replace("title: Profile", "title: </title><script>x</script>"))
+    _catalog, problems = validate.load(project)
+    assert [p.entry for p in problems] == ["gpu-profile"]
+    assert "without < or >" in problems[0].message
+
+
+def test_renderer_refuses_unsafe_urls_even_without_the_validator() -> None:
+    import markdown
+
+    def entry(kind: str, values: dict) -> Entry:
+        return Entry(kind, f"data/{kind}.yaml", (1, 1), values)
+
+    catalog = Catalog(
+        {
+            "topics": [entry("topics", {"id": "t", "title": "T", "description": "d"})],
+            "venues": [],
+            "tags": [],
+            "papers": [
+                entry(
+                    "papers",
+                    {
+                        "id": "p",
+                        "title": "P",
+                        "authors": ["A"],
+                        "year": 2020,
+                        "venue": "v",
+                        "url": "javascript:alert(1)",
+                        "pdf": "JaVaScRiPt:alert(1)",
+                        "code": "data:text/html,<script>alert(1)</script>",
+                        "video": "java\tscript:alert(1)",
+                        "topics": ["t"],
+                    },
+                )
+            ],
+            "decks": [],
+            "issues": [],
+            "resources": [],
+        }
+    )
+    text = render_site(catalog)["topics/t/index.md"]
+    html = markdown.markdown(
+        text, extensions=["attr_list", "pymdownx.details", "pymdownx.superfences"]
+    )
+    scan = _Scan()
+    scan.feed(html)
+    assert scan.found == []
+    assert 'href="javascript' not in html.lower()
+    assert "data:text" not in html.split("<details")[0]
+
+
+def test_build_with_a_bad_catalog_prints_problems_and_keeps_the_old_site(tmp_path: Path) -> None:
+    project = copy_project(tmp_path / "project")
+    site = project / "site"
+    site.mkdir()
+    (site / "marker.html").write_text("previous build")
+    papers = project / "data" / "papers.yaml"
+    papers.write_text(papers.read_text(encoding="utf-8").replace("venue: osdi", "venue: osdj", 1))
+    result = build_site(project, site)
+    assert result.returncode == 1
+    assert re.search(r"data/papers\.yaml:\d+:\d+: \w+: unknown venue `osdj`", result.stdout)
+    assert "Traceback" not in result.stdout + result.stderr
+    assert (site / "marker.html").read_text() == "previous build"
+    assert sorted(p.name for p in site.iterdir()) == ["marker.html"]
+
+
+def test_unknown_citation_key_fails_the_strict_build(tmp_path: Path) -> None:
+    project = copy_project(tmp_path / "project")
+    guide = project / "docs" / "guides" / "cite.md"
+    guide.parent.mkdir(parents=True, exist_ok=True)
+    guide.write_text(
+        "# Cite\n\nKnown [@li2020pytorch], unknown [@nobody2099none].\n\n\\bibliography\n"
+    )
+    result = build_site(project, project / "site")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "nobody2099none" in result.stdout + result.stderr
+
+
+def test_known_citations_become_references(tmp_path: Path) -> None:
+    project = copy_project(tmp_path / "project")
+    guide = project / "docs" / "guides" / "cite.md"
+    guide.parent.mkdir(parents=True, exist_ok=True)
+    guide.write_text(
+        "# Cite\n\nSee [@li2020pytorch].\n\n"
+        "```python\n# @decorator stays code\n```\n\n\\bibliography\n"
+    )
+    result = build_site(project, project / "site")
+    assert result.returncode == 0, result.stdout + result.stderr
+    html = (project / "site" / "guides" / "cite" / "index.html").read_text(encoding="utf-8")
+    assert "[@li2020pytorch]" not in html
+    assert "pytorch distributed" in html.lower()
+    assert "@decorator stays code" in html
+
+
+def test_generated_pages_are_not_committed() -> None:
+    tracked = subprocess.run(
+        ["git", "ls-files", "docs"], cwd=ROOT, capture_output=True, text=True, check=False
+    ).stdout.split()
+    if not tracked:
+        pytest.skip("not a git checkout")
+    generated = {"docs/index.md", "docs/tags.md", "docs/stats.md", "docs/issues.md"}
+    assert not generated & set(tracked)
+    assert not [path for path in tracked if path.startswith(("docs/topics/", "docs/papers/"))]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.read().decode("utf-8")
+
+
+def test_serve_rebuilds_when_a_catalog_changes(tmp_path: Path) -> None:
+    project = copy_project(tmp_path / "project")
+    port = _free_port()
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "serve",
+            "--dev-addr",
+            f"127.0.0.1:{port}",
+            "--no-livereload",
+        ],
+        cwd=project,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    # `mkdocs serve` serves under the path of site_url, as the hosted site does.
+    site_url = re.search(r"^site_url: *(\S+)", (project / "mkdocs.yml").read_text(), re.M)
+    prefix = urllib.parse.urlsplit(site_url.group(1)).path if site_url else "/"
+    url = f"http://127.0.0.1:{port}{prefix.rstrip('/')}/topics/gnn/"
+    try:
+        deadline = time.monotonic() + 90
+        page = ""
+        while time.monotonic() < deadline:
+            try:
+                page = _get(url)
+                break
+            except OSError:
+                time.sleep(0.5)
+        assert "DistDGL" in page
+        topics = project / "data" / "topics.yaml"
+        text = topics.read_text(encoding="utf-8")
+        topics.write_text(
+            text.replace("title: Graph neural networks", "title: Graph networks, renamed")
+        )
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            try:
+                if "Graph networks, renamed" in _get(url):
+                    break
+            except OSError:
+                continue
+        else:
+            pytest.fail("the page did not change after editing data/topics.yaml")
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    shutil.rmtree(project / "site", ignore_errors=True)
