@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import build, jsonschemas, validate
+from . import add, build, export, fmt, jsonschemas, refresh, validate
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -73,6 +73,10 @@ def parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="build and serve the site, reloading on edits")
     serve.add_argument("--dev-addr", default="127.0.0.1:8000", help="default: 127.0.0.1:8000")
     serve.set_defaults(run=lambda args: build.serve(args.root, args.dev_addr))
+    fmt.register(commands)
+    add.register(commands)
+    export.register(commands)
+    refresh.register(commands)
     return main
 
 

@@ -2,28 +2,65 @@
 entries, lists in flow style, strings plain where YAML reads them back unchanged.
 
 Used to write new entries (``add``) and generated catalogs (the benchmark); ``fmt``
-applies the same layout to existing files without losing their comments.
+applies the same layout to existing files without losing their comments. A paper::
+
+    - id: zheng2020distdgl
+      title: "DistDGL: Distributed Graph Neural Network Training for Billion-Scale Graphs"
+      authors: [Da Zheng, Chao Ma]
+      arxiv: "2010.05337"
+      summary: |-
+        Text of several lines
+        is written as a literal block.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import yaml
-
 from .schema import KINDS, Type
 
-# Plain scalars that YAML 1.1 would read as something other than the same string.
+INDENT = 2  # fields of an entry stand two columns in, under the text after "- "
+
+# Plain scalars that YAML 1.1 (PyYAML) or 1.2 would read as something other than the same
+# string: an indicator or space first, ": " or " #" inside, a trailing colon or space, a
+# word YAML 1.1 resolves (booleans, null, merge and value keys), anything number-like.
 _SPECIAL = re.compile(
-    r"""^(?:[-?:,\[\]{}#&*!|>'"%@`\s]|$)"""  # indicator or space first, or empty
-    r"""|[\s]$|: |\s#|^(?:~|null|true|false|yes|no|on|off|y|n)$"""
-    r"""|^[-+]?(?:\.?\d|\.inf|\.nan)|^\d{4}-\d\d?-\d\d?|^0[xo]|[\x00-\x1f\x7f\u2028\u2029\ufeff]""",
+    r"""^(?:[-?:,\[\]{}#&*!|>'"%@`=<\s]|$)"""
+    r"""|\s$|:$|: |\s#|^(?:~|null|true|false|yes|no|on|off|y|n)$"""
+    r"""|^[-+]?\.?\d|^(?:[-+]|[-+]?\.)_|^[-+]?\.(?:inf|nan)""",
     re.IGNORECASE,
 )
-_FLOW_SPECIAL = re.compile(r"[,\[\]{}]")
+# In a flow list these end or split a plain scalar.
+_FLOW_SPECIAL = re.compile(r"[,\[\]{}?:#]")
+# Characters a plain scalar may not hold: unprintable ones, YAML 1.1 line breaks (U+0085,
+# U+2028, U+2029), the byte-order mark, tabs (which other tools read differently).
+_PLAIN_BAD = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
+# Escapes for a double-quoted scalar: every character YAML does not print as itself.
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
+_NEEDS_ESCAPE = re.compile('[\\\\"\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]')
+
+
+def _escape(char: str) -> str:
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    code = ord(char)
+    if 0xD800 <= code <= 0xDFFF:  # a lone surrogate cannot be written as UTF-8
+        return "\\ufffd"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def quoted(text: str) -> str:
+    """``text`` as a YAML double-quoted scalar that reads back exactly."""
+    return '"' + _NEEDS_ESCAPE.sub(lambda match: _escape(match.group()), text) + '"'
+
+
+def is_plain_safe(text: str, *, in_flow: bool = False) -> bool:
+    """Whether ``text`` may be written unquoted and still read back as the same string."""
+    if _SPECIAL.search(text) or _PLAIN_BAD.search(text):
+        return False
+    return not (in_flow and _FLOW_SPECIAL.search(text))
 
 
 def scalar(value: Any, *, in_flow: bool = False, plain_number: bool = False) -> str:
@@ -35,18 +72,39 @@ def scalar(value: Any, *, in_flow: bool = False, plain_number: bool = False) -> 
     text = str(value)
     if plain_number and re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
         return text  # dates stay plain, as people write them
-    if _SPECIAL.search(text) or (in_flow and _FLOW_SPECIAL.search(text)):
-        return json.dumps(text, ensure_ascii=False)
-    return text
+    return text if is_plain_safe(text, in_flow=in_flow) else quoted(text)
 
 
-def field_line(name: str, value: Any) -> str:
-    kind = None
+def _literal(text: str, indent: int) -> str | None:
+    """``text`` (several lines) as a literal block scalar, or None where one cannot hold it."""
+    body = text[:-1] if text.endswith("\n") else text
+    lines = body.split("\n")
+    if (
+        body.endswith("\n")  # trailing empty lines would need the keep (+) indicator
+        or not lines[0].strip()
+        or lines[0][0] in " \t"  # a first line indented would need an indentation indicator
+        or any(line and not line.strip() for line in lines)  # lines of only spaces
+        or any(_PLAIN_BAD.search(line.replace("\t", " ")) for line in lines)
+    ):
+        return None
+    chomp = "" if text.endswith("\n") else "-"
+    pad = " " * indent
+    return f"|{chomp}\n" + "\n".join(pad + line if line else "" for line in lines)
+
+
+def field_line(name: str, value: Any, indent: int = INDENT) -> str:
+    """``name: value`` in canonical layout; text of several lines continues on more lines.
+
+    ``indent`` is the column of the field name; a literal block goes two columns deeper.
+    """
     if isinstance(value, list):
         items = ", ".join(scalar(item, in_flow=True) for item in value)
         return f"{name}: [{items}]"
-    kind = name in {"added", "date"}
-    return f"{name}: {scalar(value, plain_number=kind)}"
+    if isinstance(value, str) and "\n" in value.rstrip("\n"):
+        block = _literal(value, indent + INDENT)
+        if block is not None:
+            return f"{name}: {block}"
+    return f"{name}: {scalar(value, plain_number=name in {'added', 'date'})}"
 
 
 def ordered_fields(kind: str, entry: Mapping[str, Any]) -> list[tuple[str, Any]]:
@@ -76,6 +134,8 @@ def catalog_text(kind: str, entries: Iterable[Mapping[str, Any]], header: str = 
 
 def check_round_trip(kind: str, entries: list[Mapping[str, Any]]) -> None:
     """Assert that the canonical text reads back as the same values (used in tests)."""
+    import yaml
+
     loaded = yaml.safe_load(catalog_text(kind, entries))
     for original, read in zip(entries, loaded, strict=True):
         for name, value in original.items():
