@@ -247,7 +247,6 @@ def test_serve_rebuilds_when_a_catalog_changes(tmp_path: Path) -> None:
             "serve",
             "--dev-addr",
             f"127.0.0.1:{port}",
-            "--no-livereload",
         ],
         cwd=project,
         env=env,
