@@ -107,7 +107,8 @@ def test_add_paper_from_arxiv(project: Path, services: RecordedServer, capsys):
     }
     assert problems(project) == []
     err = capsys.readouterr().err
-    assert "added basu2023efficient to data/papers.yaml:" in err
+    assert "added basu2023efficient to data/papers.yaml:2;" in err
+    assert "note: venue arxiv, a preprint (arXiv's comment: HPDC '24)" in err
 
 
 def test_the_same_paper_twice_is_refused(project: Path, services: RecordedServer, capsys):
@@ -215,6 +216,20 @@ def test_no_fetch_takes_the_fields_from_the_command_line(project: Path, capsys, 
     assert new["tags"] == ["serving", "inference"]
     assert new["summary"] == "Iteration-level scheduling: 50% fewer stalls & more."
     assert problems(project) == []
+
+
+def test_no_fetch_with_an_arxiv_id_defaults_to_the_preprint_venue(project: Path, capsys):
+    args = [
+        "add", "paper", "--no-fetch", "--arxiv", "2309.13541",
+        "--title", "Efficient All-to-All Collective Communication Schedules for Direct-Connect "
+        "Topologies",
+        "--author", "Prithwish Basu", "--author", "Liangyu Zhao", "--year", "2023",
+        "--topic", "distributed-training",
+    ]  # fmt: skip
+    assert run(project, *args) == 0
+    new = next(p for p in entries(project, "papers") if p["id"] == "basu2023efficient")
+    assert new["venue"] == "arxiv"
+    assert "note: venue arxiv, a preprint; pass --venue" in capsys.readouterr().err
 
 
 def test_no_fetch_says_what_is_missing(project: Path, capsys):

@@ -17,6 +17,26 @@ from typing import Any
 
 from ..schema import KINDS
 
+PAPER_EXAMPLES = """\
+examples:
+  mlsys-kb add paper --arxiv 2010.05337 --topic gnn --venue ia3
+  mlsys-kb add paper --doi 10.14778/3415478.3415530 --topic distributed-training
+  mlsys-kb add paper --no-fetch --title "..." --author "Da Zheng" --author "Chao Ma" \\
+      --year 2020 --venue ia3 --arxiv 2010.05337 --topic gnn
+"""
+EXAMPLES = """\
+examples:
+  mlsys-kb add paper --arxiv 2010.05337 --topic gnn
+  mlsys-kb add issue --url https://github.com/pytorch/pytorch/issues/90613 \\
+      --symptom "RuntimeError: lazy wrapper should be called at most once" --topic pytorch-issues
+  mlsys-kb add deck --title "DistDGL review" --summary "Review of DistDGL." --topic gnn
+  mlsys-kb add resource --name vLLM --kind framework --url https://github.com/vllm-project/vllm \\
+      --description "A serving engine for LLMs." --topic serving
+
+Every command takes --dry-run to print the entry without writing it.
+See CONTRIBUTING.md for each field.
+"""
+
 
 def _run(args: argparse.Namespace) -> int:
     from . import commands
@@ -48,7 +68,12 @@ def register(commands: Any) -> None:
     add = commands.add_parser(
         "add",
         help="add a paper (from an arXiv id or DOI), issue, deck or resource",
-        description=__doc__.split("\n\n")[0],
+        description=(
+            "Add one entry at its place in data/<catalog>.yaml, then validate; an entry "
+            "that is not valid is taken out again and its problems listed."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     kinds = add.add_subparsers(dest="add_kind", required=True, metavar="KIND")
 
@@ -60,6 +85,8 @@ def register(commands: Any) -> None:
             "Crossref (--doi), propose its citation key (first author's family name, year, "
             "first significant title word), and insert it into data/papers.yaml."
         ),
+        epilog=PAPER_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     paper.add_argument("--arxiv", metavar="ID", help="arXiv identifier, e.g. 2010.05337")
     paper.add_argument("--doi", help="DOI, e.g. 10.14778/3415478.3415530")

@@ -128,12 +128,20 @@ def _venue(catalog: Catalog, args: argparse.Namespace, meta: sources.Metadata | 
         _check_refs(catalog, "venues", [args.venue], "--venue")
         return args.venue
     ids = ", ".join(_known(catalog, "venues"))
+    preprints = [v.id for v in venues if v.get("kind") == "preprint"]
+    # An arXiv paper is a preprint until someone says where it was published.
+    from_arxiv = meta.kind == "preprint" and meta.arxiv if meta else args.arxiv and not args.doi
+    if from_arxiv and len(preprints) == 1:
+        said = f" (arXiv's comment: {meta.comment})" if meta and meta.comment else ""
+        print(
+            f"note: venue {preprints[0]}, a preprint{said}; pass --venue if it was published",
+            file=sys.stderr,
+        )
+        return preprints[0]
     if meta is None:
-        raise AddError("give --venue", f"venues: {ids}")
-    if meta.kind == "preprint" and meta.arxiv:  # from the arXiv API
-        preprints = [v.id for v in venues if v.get("kind") == "preprint"]
-        if len(preprints) == 1:
-            return preprints[0]
+        raise AddError(
+            "give --venue: the id of the paper's conference or journal", f"venues: {ids}"
+        )
     found = naming.match_venues(venues, meta.venue_hints)
     if len(found) == 1:
         return found[0]

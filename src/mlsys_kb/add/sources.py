@@ -39,6 +39,10 @@ class Metadata:
     arxiv: str | None = None
     venue_hints: list[str] = field(default_factory=list)  # container titles, event names
     kind: str | None = None  # journal, conference, preprint, when the service says
+    comment: str = ""  # arXiv's comment, which often names the venue ("HPDC '24")
+
+    def __post_init__(self) -> None:
+        self.venue_hints = list(dict.fromkeys(hint for hint in self.venue_hints if hint))
 
 
 @dataclass
@@ -128,6 +132,7 @@ def parse_arxiv(body: bytes, identifier: str) -> Metadata:
             arxiv=identifier,
             venue_hints=[hint for hint in hints if hint],
             kind="preprint",
+            comment=clean(entry.findtext(f"{ARXIV}comment", "")),
         )
     raise FetchError(f"arXiv has no paper {identifier}; check the identifier")
 
