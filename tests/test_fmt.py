@@ -264,3 +264,15 @@ def test_writer_scalars_read_back_unchanged(value: str):
     in_flow = yaml.safe_load(f"k: [{writer.scalar(value, in_flow=True)}]\n")["k"][0]
     assert plain == value or (plain is None and value == "")
     assert in_flow == value
+
+
+def test_the_safety_net_refuses_output_that_lost_something(monkeypatch):
+    """If a layout bug ever dropped a comment or changed a value, nothing would be written."""
+    text = (FIXTURES / "topics.yaml").read_text(encoding="utf-8")
+    render = fmt.render
+    monkeypatch.setattr(fmt, "render", lambda doc: render(doc).replace("  # first on purpose", ""))
+    with pytest.raises(fmt.FormatError, match="would lose comments"):
+        fmt.format_text(text, "data/topics.yaml", "topics")
+    monkeypatch.setattr(fmt, "render", lambda doc: render(doc).replace("GNN training", "GNN"))
+    with pytest.raises(fmt.FormatError, match="would change a value"):
+        fmt.format_text(text, "data/topics.yaml", "topics")

@@ -58,6 +58,13 @@ def _yaml() -> tuple[Any, Any, Any]:
     return yaml, loader_class, yaml.resolver.Resolver()
 
 
+@functools.lru_cache(maxsize=4096)
+def _resolve_plain(value: str) -> str:
+    """The tag YAML 1.1 gives a plain scalar (int, bool, null, timestamp, str, ...)."""
+    yaml, _loader, resolver = _yaml()
+    return resolver.resolve(yaml.ScalarNode, value, (True, False))
+
+
 class FormatError(Exception):
     """Why a file is left as it is: one or more problems with their places."""
 
@@ -69,7 +76,7 @@ class FormatError(Exception):
 # --- the file as nodes and comments ------------------------------------------------------
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Node:
     """A YAML node with the character offsets of its text."""
 
@@ -92,8 +99,9 @@ class Node:
     def resolved_tag(self) -> str:
         if self.tag not in (None, "!"):
             return str(self.tag)
-        yaml, _loader, resolver = _yaml()
-        return resolver.resolve(yaml.ScalarNode, self.value, self.implicit)
+        if self.style:  # quoted or block: always a string
+            return _STR
+        return _resolve_plain(self.value)
 
     def is_text(self) -> bool:
         """A scalar that reads as a string, with nothing attached to it."""
@@ -224,17 +232,21 @@ def _clean(text: str, path: str) -> str:
     return text
 
 
-def parse(text: str, path: str, kind: str | None = None) -> Document:
-    """Read a catalog file for rewriting, or raise FormatError with the places it fails."""
+def parse(text: str, path: str, kind: str | None = None, *, check: bool = True) -> Document:
+    """Read a catalog file for rewriting, or raise FormatError with the places it fails.
+
+    ``check`` first runs the validator's reader, whose messages (and refusal of deep
+    nesting, which libyaml reads in quadratic time) are the ones users know.
+    """
     text = _clean(text, path)
-    entries, problems = loader.parse(text, path)
-    if problems and not entries and text.strip():
-        fatal = [p for p in problems if "empty" not in p.message]
-        if fatal:
-            raise FormatError(fatal)
+    if check:
+        entries, problems = loader.parse(text, path)
+        if problems and not entries and text.strip():
+            fatal = [p for p in problems if "empty" not in p.message]
+            if fatal:
+                raise FormatError(fatal)
     yaml, loader_class, _resolver = _yaml()
     try:
-        tokens = list(yaml.scan(text, Loader=loader_class))
         events = list(yaml.parse(text, Loader=loader_class))
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
@@ -244,47 +256,28 @@ def parse(text: str, path: str, kind: str | None = None) -> Document:
         raise FormatError([problem]) from None
     except yaml.YAMLError as error:  # pragma: no cover - libyaml raises marked errors
         raise FormatError([_problem_at(path, text, 0, f"YAML error: {error}")]) from None
-    comments, dashes = _scan(text, path, tokens)
+    comments = _comments(text, path, events)
     root = _tree(text, path, events)
     newlines = [match.start() for match in re.finditer("\n", text)]
     doc = Document(path, kind, text, root, comments, [], [], [], newlines)
     doc.comment_starts = [comment.start for comment in comments]
-    _lay_out(doc, dashes)
+    _lay_out(doc)
     return doc
 
 
-def _scan(text: str, path: str, tokens: list[Any]) -> tuple[list[Comment], list[int]]:
-    """Comments (a "#" outside every token) and the offsets of block-sequence dashes."""
+def _comments(text: str, path: str, events: list[Any]) -> list[Comment]:
+    """Every comment: a "#" outside every scalar (libyaml allows none in tags or anchors)."""
     spans: list[tuple[int, int]] = []
-    dashes: list[int] = []
-    for token in tokens:
-        name = type(token).__name__
-        if name in ("ScalarToken", "AnchorToken", "TagToken", "AliasToken"):
-            spans.append((token.start_mark.index, token.end_mark.index))
-        elif name == "BlockEntryToken":
-            dashes.append(token.start_mark.index)
-        elif name == "DirectiveToken":
-            raise FormatError(
-                [
-                    _problem_at(
-                        path,
-                        text,
-                        token.start_mark.index,
-                        "YAML directives (%...) are not used in catalogs; remove the line",
-                    )
-                ]
-            )
-        if name == "AliasToken":
-            raise FormatError(
-                [
-                    _problem_at(
-                        path,
-                        text,
-                        token.start_mark.index,
-                        "YAML aliases (*name) are not allowed in catalogs; write the value out",
-                    )
-                ]
-            )
+    for event in events:
+        name = type(event).__name__
+        if name == "AliasEvent":
+            message = "YAML aliases (*name) are not allowed in catalogs; write the value out"
+            raise FormatError([_problem_at(path, text, event.start_mark.index, message)])
+        if name == "ScalarEvent" or getattr(event, "tag", None) or getattr(event, "anchor", None):
+            spans.append((event.start_mark.index, event.end_mark.index))
+        elif name == "DocumentStartEvent" and (event.version or event.tags):
+            message = "YAML directives (%...) are not used in catalogs; remove the line"
+            raise FormatError([_problem_at(path, text, 0, message)])
     spans.sort()
     starts = [start for start, _ in spans]
     comments: list[Comment] = []
@@ -300,7 +293,27 @@ def _scan(text: str, path: str, tokens: list[Any]) -> tuple[list[Comment], list[
         end = len(text) if end < 0 else end
         comments.append(Comment(at, end, text[at:end].rstrip()))
         done = end
-    return comments, sorted(dashes)
+    return comments
+
+
+def _dash(doc: Document, start: int) -> int:
+    """Offset of the "- " that introduces a block-sequence item starting at ``start``.
+
+    Only blanks and comments can stand between the dash and its item.
+    """
+    text = doc.text
+    at = start - 1
+    while at >= 0:
+        char = text[at]
+        if char in " \t\n":
+            at -= 1
+            continue
+        k = bisect.bisect_right(doc.comment_starts, at) - 1
+        if k >= 0 and doc.comments[k].start <= at < doc.comments[k].end:
+            at = doc.comments[k].start - 1
+            continue
+        return at if char == "-" else start
+    return start
 
 
 def _tree(text: str, path: str, events: list[Any]) -> Node | None:
@@ -413,7 +426,7 @@ def _paragraphs(lines: list[str]) -> list[str]:
     return out
 
 
-def _lay_out(doc: Document, dashes: list[int]) -> None:
+def _lay_out(doc: Document) -> None:
     root = doc.root
     text = doc.text
     if root is None:
@@ -424,8 +437,7 @@ def _lay_out(doc: Document, dashes: list[int]) -> None:
             [doc.problem(root.start, "the file must be a list of entries, each `- id: ...`")]
         )
     for index, node in enumerate(root.items):
-        k = bisect.bisect_left(dashes, node.start + 1) - 1
-        dash = dashes[k] if k >= 0 else node.start
+        dash = _dash(doc, node.start)
         end = _content_end(text, node)
         entry = EntryLayout(node, index, dash, end, doc.line_end(end))
         _lay_out_entry(doc, entry)
@@ -697,8 +709,8 @@ def summary(doc: Document) -> tuple[Counter[str], Counter[Any]]:
     if doc.root is not None:
         for node in doc.root.items:
             if node.kind == "map":
-                pairs = sorted(((k.data(), v.data()) for k, v in node.pairs), key=repr)
-                entries[("m", node.tag, tuple(pairs))] += 1
+                pairs = Counter((k.data(), v.data()) for k, v in node.pairs)  # order aside
+                entries[("m", node.tag, frozenset(pairs.items()))] += 1
             else:
                 entries[node.data()] += 1
     return comments, entries
@@ -712,8 +724,10 @@ def format_text(text: str, path: str, kind: str | None) -> str:
     """The canonical text of a catalog file; FormatError if it cannot be formatted safely."""
     before = parse(text, path, kind)
     result = render(before)
+    if result == text:
+        return text  # already canonical: nothing to write, nothing to check
     try:
-        after = parse(result, path, kind)
+        after = parse(result, path, kind, check=False)
     except FormatError as error:
         raise FormatError(
             [Problem(path, 1, 1, "-", f"formatting would break the file ({error}); left as it is")]
