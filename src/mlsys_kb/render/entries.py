@@ -158,19 +158,24 @@ def entry_block(entry: Entry, site: Site, page: str) -> str:
     if by:
         lines += [by, ""]
     for paragraph in body(entry):
-        lines += [paragraph, ""]
+        lines.append(paragraph)
+        if entry.kind == "papers":
+            # Searches find papers by title, author and venue; summaries stay out of the
+            # index, which keeps it small enough to load fast at 10,000 entries.
+            lines.append("{ data-search-exclude }")
+        lines.append("")
     if entry.kind == "decks" and not entry.get("file") and not entry.get("url"):
         lines += ["*Slides not yet in the archive.*", ""]
     buttons = button_row(entry, page)
     if buttons:
-        lines += [buttons, ""]
+        lines += [buttons, "{ data-search-exclude }", ""]
     cross = cross_links(entry, site, page)
     if cross:
         # Navigation, not content: kept out of the search index so hits land on entries.
         lines += [cross, "{ data-search-exclude }", ""]
     if entry.kind == "papers":
         bib = paper_bibtex(entry, site.venues)
-        lines += ['??? quote "BibTeX"', "", "    ``` { .bibtex data-search-exclude }"]
+        lines += ['??? quote "BibTeX"', "", "    ```bibtex"]
         lines += [f"    {line}" if line else "" for line in code(bib).rstrip().split("\n")]
         lines += ["    ```", ""]
     return "\n".join(lines)

@@ -148,12 +148,29 @@ def papers_by_venue(site: Site) -> str:
 
 
 def papers_by_topic(site: Site) -> str:
-    groups: dict[str, list[Entry]] = {}
-    for topic_entry in site.catalog["topics"]:
-        papers = site.by_topic[topic_entry.id].get("papers")
-        if papers:
-            groups[md(topic_entry["title"])] = papers
-    return _paper_index(site, "papers/by-topic.md", "topic", groups)
+    """Each topic with its paper count, linking to the papers on its page: listing every
+    paper again here would double the largest pages of the site for nothing."""
+    page = "papers/by-topic.md"
+    lines = [NO_SEARCH + "# Papers by topic", ""]
+    lines.append(
+        " · ".join(
+            f"[{label}]({relative(page, f'papers/by-{name}.md')})"
+            for name, label in (("year", "by year"), ("venue", "by venue"), ("topic", "by topic"))
+        )
+    )
+    lines.append("")
+
+    def tree(parent: str | None, depth: int) -> None:
+        for topic_entry in site.children[parent]:
+            count = len(site.by_topic[topic_entry.id].get("papers", []))
+            target = relative(page, topic_page(topic_entry.id), "kind-papers" if count else None)
+            title = f"[{md(topic_entry['title'])}]({target})"
+            lines.append(f"{'    ' * depth}- {title}: {_count(count, 'paper')}")
+            tree(topic_entry.id, depth + 1)
+
+    tree(None, 0)
+    lines.append("")
+    return "\n".join(lines)
 
 
 def decks(site: Site) -> str:
@@ -210,7 +227,7 @@ def tags(site: Site) -> str:
         lines += [f"## {md(tag['title'])} {{ #tag-{tag.id} }}", ""]
         if tag.get("description"):
             lines += [md(tag["description"]), ""]
-        lines += [entry_line(e, site, page) for e in sorted(entries, key=entry_title)]
+        lines += [entry_line(e, site, page, detail=False) for e in sorted(entries, key=entry_title)]
         lines.append("")
     unused = [tag for tag in site.catalog["tags"] if not site.by_tag.get(tag.id)]
     if unused:

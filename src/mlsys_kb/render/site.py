@@ -3,6 +3,7 @@ where each entry lives (its permalink), which decks review which paper, counts."
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -93,10 +94,13 @@ def topic_page(topic_id: str) -> str:
 
 def relative(from_page: str, to_page: str, anchor: str | None = None) -> str:
     """A Markdown link from one generated page to another, resolved by MkDocs."""
-    path = posixpath.relpath(to_page, posixpath.dirname(from_page) or ".")
-    if to_page == from_page and anchor:
-        path = ""
+    path = "" if to_page == from_page and anchor else _relpath(to_page, from_page)
     return f"{path}#{anchor}" if anchor else path
+
+
+@functools.lru_cache(maxsize=4096)
+def _relpath(to_page: str, from_page: str) -> str:
+    return posixpath.relpath(to_page, posixpath.dirname(from_page) or ".")
 
 
 def entry_title(entry: Entry) -> str:

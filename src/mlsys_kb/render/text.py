@@ -11,8 +11,12 @@ from urllib.parse import quote
 
 from ..validate import url_problem
 
-# Characters Python-Markdown honours a backslash escape for (core, tables, attr_list).
-_BACKSLASH = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
+# Inline markup can only start at these characters: emphasis, code, links and images
+# (through "["), attribute lists, headings' closing hashes. Escaping only these keeps the
+# Markdown readable and fast to convert (every escape is an inline-pattern match).
+_INLINE = re.compile(r"([\\`*_{}\[\]#])")
+# Block markup starts a line: lists, headings, quotes (escaped as &gt; anyway).
+_LEADING = re.compile(r"^(?:([-+])|(\d+)\.)")
 
 
 def md(text: object) -> str:
@@ -22,7 +26,8 @@ def md(text: object) -> str:
 
 def _escape(flat: str) -> str:
     flat = flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _BACKSLASH.sub(r"\\\1", flat)
+    flat = _INLINE.sub(r"\\\1", flat)
+    return _LEADING.sub(lambda m: f"\\{m.group(1)}" if m.group(1) else f"{m.group(2)}\\.", flat)
 
 
 def md_code(text: object) -> str:

@@ -1,0 +1,100 @@
+"""The renderer: golden files (catalog fixture in, expected Markdown out) and the
+properties readers rely on (permalinks, newest first, derived links)."""
+
+from __future__ import annotations
+
+import json
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pybtex.database
+import pytest
+
+from mlsys_kb import validate
+from mlsys_kb.render import Options, render_site
+
+GOLDEN = Path(__file__).parent / "golden"
+OPTIONS = Options(repo_url="https://github.com/example/kb", site_url="https://example.org/kb/")
+
+
+def _render() -> dict[str, str]:
+    catalog, problems = validate.load(GOLDEN / "project")
+    assert problems == []
+    return render_site(catalog, OPTIONS)
+
+
+def test_rendered_files_match_the_golden_files() -> None:
+    files = _render()
+    expected_dir = GOLDEN / "expected"
+    if os.environ.get("UPDATE_GOLDEN"):
+        for path, text in files.items():
+            (expected_dir / path).parent.mkdir(parents=True, exist_ok=True)
+            (expected_dir / path).write_text(text, encoding="utf-8")
+    expected = {
+        str(path.relative_to(expected_dir)): path.read_text(encoding="utf-8")
+        for path in expected_dir.rglob("*")
+        if path.is_file()
+    }
+    assert sorted(files) == sorted(expected)
+    for path, text in files.items():
+        assert text == expected[path], f"{path} differs; rerun with UPDATE_GOLDEN=1 and review"
+
+
+def test_rendering_is_deterministic() -> None:
+    assert _render() == _render()
+
+
+def test_an_entry_has_one_full_block_at_its_permalink() -> None:
+    files = _render()
+    # alpha's first topic is `training`: its full block lives there, gnn links to it.
+    assert "### Alpha" in files["topics/training/index.md"]
+    assert "{ #alpha2022first }" in files["topics/training/index.md"]
+    assert "{ #alpha2022first }" not in files["topics/gnn/index.md"]
+    assert "(../training/index.md#alpha2022first)" in files["topics/gnn/index.md"]
+
+
+def test_papers_are_newest_first() -> None:
+    files = _render()
+    gnn = files["topics/gnn/index.md"]
+    assert gnn.index("### Beta") < gnn.index("Also in this topic")
+    by_topic = files["papers/by-topic.md"]
+    assert "[Graph neural networks](../topics/gnn/index.md#kind-papers): 2 papers" in by_topic
+    by_year = files["papers/by-year.md"]
+    assert by_year.index("## 2022") < by_year.index("## 2020")
+
+
+def test_code_spans_in_text_stay_code_and_stay_safe() -> None:
+    page = _render()["topics/training/index.md"]
+    assert "**Symptom:** `RuntimeError: lazy wrapper` on start" in page
+
+
+def test_downloads_parse_and_keep_counts() -> None:
+    files = _render()
+    bib = pybtex.database.parse_string(files["downloads/papers.bib"], "bibtex")
+    assert sorted(bib.entries) == ["alpha2022first", "beta2020second"]
+    assert bib.entries["beta2020second"].type == "article"
+    data = json.loads(files["downloads/catalog.json"])
+    assert [len(data[k]) for k in ("papers", "decks", "issues", "resources")] == [2, 1, 1, 1]
+    assert data["papers"][0]["permalink"] == "topics/training/#alpha2022first"
+    feed = ET.fromstring(files["feed.xml"])
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    titles = [e.findtext("a:title", namespaces=ns) for e in feed.findall("a:entry", ns)]
+    assert titles[0] == "Beta"  # newest added first
+    assert len(titles) == 5
+
+
+def test_derived_links_are_typed() -> None:
+    page = _render()["topics/training/index.md"]
+    assert "[arXiv](https://arxiv.org/abs/2201.00001){ .md-button }" in page
+    assert "[Code](https://github.com/example/kb" not in page
+    issue = page[page.index("{ #example-42 }") :]
+    assert "[GitHub issue](https://github.com/example/project/issues/42)" in issue
+    assert "blob/main/data/issues.yaml#L1" in issue
+
+
+@pytest.mark.parametrize("path", ["topics/systems/index.md", "index.md"])
+def test_counts_include_subtopics(path: str) -> None:
+    page = _render()[path]
+    assert "[Distributed training](" in page
+    assert "(3)" in page or path == "index.md"
