@@ -141,6 +141,6 @@ def test_the_benchmark_runs_and_prints_a_table() -> None:
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert "| catalogs | catalog data | median | fastest |" in lines
+    assert "| catalogs | catalog data | median | fastest | CPU (median) |" in lines
     assert any(line.startswith("| shipped catalogs | ") for line in lines)
     assert any(line.startswith("| 100 papers | ") for line in lines)

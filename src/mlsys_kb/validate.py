@@ -14,7 +14,7 @@ import gc
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from . import loader
 from .loader import Collection, RawEntry, RawList, Reported
@@ -107,35 +107,37 @@ def _read_catalog(kind: Kind, text: str, path: str) -> tuple[list[Entry], list[P
 
 
 def _check_fields(kind: Kind, raw: RawEntry, problems: list[Problem]) -> Entry:
-    checks = _CHECKS.get(kind.name) or _checks_for(kind)
-    values: dict[str, Any] = {}
-    entry = Entry(kind.name, raw.path, raw.mark, values, index=raw.index)
+    quick_checks = _QUICK.get(kind.name) or _prepare(kind)
     fields = raw.fields
+    values: dict[str, Any] = {}
+    marks: dict[str, Mark] = {}
+    key_marks: dict[str, Mark] = {}
+    entry = Entry(kind.name, raw.path, raw.mark, values, marks, key_marks, {}, raw.index)
     raw_id = fields.get("id")
     if raw_id is not None and type(raw_id[0]) is tuple:
         values["id"] = raw_id[0][0]  # names the entry in messages, even when malformed
-    report = _reporter(problems, entry)
-    marks, key_marks = entry.marks, entry.key_marks
-    for name, (value, mark, key_mark) in fields.items():
-        check = checks.get(name)
-        if check is None:
-            report(key_mark, _unknown_field(kind, name))
+    for name, field in fields.items():
+        quick = quick_checks.get(name)
+        if quick is None:
+            _reporter(problems, entry)(field[2], _unknown_field(kind, name))
             continue
-        marks[name] = mark
-        key_marks[name] = key_mark
-        spec, quick = check
+        value, marks[name], key_marks[name] = field
         result = quick(value, entry)
         if result is _SLOW:
-            result = _convert(spec, value, mark, entry, report)
-        if result is not None:
-            values[name] = result
+            spec = cast(Field, kind.field(name))  # there is a quick check, so a declaration
+            result = _convert(spec, value, field[1], entry, _reporter(problems, entry))
+            if result is None:
+                continue
+        values[name] = result
     if not _REQUIRED[kind.name] <= fields.keys():
         for spec in kind.fields:
             if spec.required and spec.name not in fields:
-                report(raw.mark, f"missing required field `{spec.name}` ({spec.description})")
+                message = f"missing required field `{spec.name}` ({spec.description})"
+                _reporter(problems, entry)(raw.mark, message)
     if kind.one_of and fields.keys().isdisjoint(kind.one_of):
         names = ", ".join(f"`{name}`" for name in kind.one_of)
-        report(raw.mark, f"needs at least one of {names} so that readers can find it")
+        message = f"needs at least one of {names} so that readers can find it"
+        _reporter(problems, entry)(raw.mark, message)
     return entry
 
 
@@ -151,17 +153,17 @@ def _reporter(problems: list[Problem], entry: Entry) -> Callable[[Mark, str], No
 # accepts what _convert would refuse or change (tested); it only saves time at 10,000 entries.
 
 _SLOW: Any = object()
-_CHECKS: dict[str, dict[str, tuple[Field, Callable[[Any, Entry], Any]]]] = {}
+_QUICK: dict[str, dict[str, Callable[[Any, Entry], Any]]] = {}
 _REQUIRED: dict[str, frozenset[str]] = {}
 # An http(s) URL with a plain ASCII host and no blanks or control characters: url_problem()
 # has nothing to say about it.
 _SAFE_URL = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:[/?#][!-~]*)?")
 
 
-def _checks_for(kind: Kind) -> dict[str, tuple[Field, Callable[[Any, Entry], Any]]]:
+def _prepare(kind: Kind) -> dict[str, Callable[[Any, Entry], Any]]:
     _REQUIRED[kind.name] = frozenset(spec.name for spec in kind.fields if spec.required)
-    checks = {spec.name: (spec, _quick(spec)) for spec in kind.fields}
-    _CHECKS[kind.name] = checks
+    checks = {spec.name: _quick(spec) for spec in kind.fields}
+    _QUICK[kind.name] = checks
     return checks
 
 
