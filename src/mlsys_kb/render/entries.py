@@ -153,7 +153,7 @@ def cross_links(entry: Entry, site: Site, page: str) -> str:
 
 def entry_block(entry: Entry, site: Site, page: str) -> str:
     """The full block of an entry, on its home page."""
-    lines = [f"### {md(entry_title(entry))} {{ #{entry.id} }}", ""]
+    lines = [f"### {md_code(entry_title(entry))} {{ #{entry.id} }}", ""]
     by = byline(entry, site)
     if by:
         lines += [by, ""]
@@ -183,7 +183,7 @@ def entry_block(entry: Entry, site: Site, page: str) -> str:
 
 def entry_line(entry: Entry, site: Site, page: str, *, detail: bool = True) -> str:
     """A one-line list item linking to the entry's permalink."""
-    link = f"[{md(entry_title(entry))}]({relative(page, home_page(entry), entry.id)})"
+    link = f"[{md_code(entry_title(entry))}]({relative(page, home_page(entry), entry.id)})"
     if not detail:
         return f"- {link}"
     extra = ""

@@ -206,7 +206,7 @@ def issues(site: Site) -> str:
         for issue in sorted(group, key=lambda i: (i["repo"], -i["number"])):
             link = relative(page, home_page(issue), issue.id)
             lines.append(
-                f"- [{md(issue['title'])}]({link}) — {md(issue['repo'])}#{issue['number']}"
+                f"- [{md_code(issue['title'])}]({link}) — {md(issue['repo'])}#{issue['number']}"
             )
             lines.append(f"    - Symptom: {md_code(issue['symptom'])}")
             if issue.get("cause"):
