@@ -413,6 +413,31 @@ def test_deck_slide_files(kb: Project) -> None:
     ]
 
 
+def test_deck_slide_files_that_are_not_usable_paths(kb: Project) -> None:
+    (kb.root / "slides" / "loop-a").symlink_to("loop-b")
+    (kb.root / "slides" / "loop-b").symlink_to("loop-a")
+    nul = kb.append("decks", deck(kb, "nul", '"slides/a\\0b"'))
+    long = kb.append("decks", deck(kb, "long", "slides/" + "a" * 300))
+    loop = kb.append("decks", deck(kb, "loop", "slides/loop-a"))
+    cut = "'slides/" + "a" * 50 + "'..."
+    assert problems(kb.root) == [
+        f"data/decks.yaml:{nul + 4}:9: nul: slide file 'slides/a\\x00b' is not a usable path "
+        "(embedded null byte)",
+        f"data/decks.yaml:{long + 4}:9: long: slide file {cut} is not a usable path "
+        "(File name too long)",
+        f"data/decks.yaml:{loop + 4}:9: loop: slide file 'slides/loop-a' is not a usable path "
+        "(symbolic links in a loop)",
+    ]
+
+
+def test_required_lists_may_not_be_empty(kb: Project) -> None:
+    line = kb.append("papers", kb.paper_text("empty-lists", authors="[]", topics="[ ]"))
+    assert problems(kb.root) == [
+        f"data/papers.yaml:{line + 2}:12: empty-lists: `authors` is empty; list at least one",
+        f"data/papers.yaml:{line + 6}:11: empty-lists: `topics` is empty; list at least one",
+    ]
+
+
 # --- URLs, dates, years --------------------------------------------------------------------
 
 

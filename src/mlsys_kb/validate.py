@@ -172,6 +172,7 @@ def _quick(spec: Field) -> Callable[[Any, Entry], Any]:
     name = spec.name
     if kind in (Type.STRS, Type.IDS):
         item_ok = ID_PATTERN.fullmatch if kind is Type.IDS else None
+        required = spec.required
 
         def quick_list(raw: Any, entry: Entry) -> Any:
             if type(raw) is not RawList or raw.nested:
@@ -180,7 +181,7 @@ def _quick(spec: Field) -> Callable[[Any, Entry], Any]:
             # map() and all() keep the loop over items in C.
             if not all(map(item_ok, texts) if item_ok else map(str.strip, texts)):
                 return _SLOW
-            if len(set(texts)) != len(texts):
+            if len(set(texts)) != len(texts) or (required and not texts):
                 return _SLOW
             entry.item_marks[name] = raw.marks
             return texts
@@ -281,6 +282,9 @@ def _convert(spec: Field, raw: Any, mark: Mark, entry: Entry, report) -> Any:
                 report(item_mark, f"`{_cut(text)}` is listed twice in `{spec.name}`")
             seen.add(text)
         entry.item_marks[spec.name] = item_marks
+        if spec.required and not raw.texts and not raw.nested:
+            report(mark, f"`{spec.name}` is empty; list at least one")
+            return None
         return values
     if isinstance(raw, RawList):
         report(mark, f"`{spec.name}` must be {_expected(spec)}, not a list")
@@ -545,14 +549,22 @@ def _check_topic_cycles(catalog: Catalog, problems: list[Problem]) -> None:
 
 
 def _slide_problem(root: Path, file: str) -> str | None:
-    slides = (root / SLIDES_DIR).resolve()
-    target = (root / file).resolve()
-    if not target.is_relative_to(slides) or target == slides:
+    try:
+        slides = (root / SLIDES_DIR).resolve()
+        target = (root / file).resolve()
+        inside = target.is_relative_to(slides) and target != slides
+        exists = inside and target.is_file()
+    except (OSError, ValueError, RuntimeError) as error:  # NUL, name too long, link loop
+        reason = getattr(error, "strerror", None) or str(error)
+        if isinstance(error, RuntimeError):
+            reason = "symbolic links in a loop"
+        return f"slide file {_shown(file)} is not a usable path ({reason})"
+    if not inside:
         return (
             f"slide file {_shown(file)} is not under {SLIDES_DIR}/; "
             f"move it there and name it `{SLIDES_DIR}/NAME`"
         )
-    if not target.is_file():
+    if not exists:
         return (
             f"slide file {_shown(file)} does not exist; add it under {SLIDES_DIR}/ or remove `file`"
         )
