@@ -7,6 +7,7 @@ generated catalog with planted problems, and on text made up by hypothesis.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -129,6 +130,23 @@ def test_files_just_under_the_size_limit(project: Path, content: str, expected: 
     found = [line for line in problems(project) if line.startswith("data/papers.yaml")]
     assert any(line.startswith(f"data/papers.yaml:{expected}") for line in found), found
     assert max(len(line) for line in found) < 1000
+
+
+def test_a_catalog_that_is_a_device_a_pipe_or_a_directory(project: Path) -> None:
+    data = project / "data"
+    (data / "papers.yaml").unlink()
+    (data / "papers.yaml").symlink_to("/dev/zero")  # would never end
+    os.mkfifo(data / "venues.yaml.fifo")
+    (data / "venues.yaml").unlink()
+    (data / "venues.yaml").symlink_to(data / "venues.yaml.fifo")  # would never start
+    (data / "tags.yaml").unlink()
+    (data / "tags.yaml").mkdir()
+    unusual = "not a regular file; a catalog must be a plain text file"
+    assert problems(project) == [
+        f"data/papers.yaml:1:1: -: {unusual}",
+        f"data/tags.yaml:1:1: -: {unusual}",
+        f"data/venues.yaml:1:1: -: {unusual}",
+    ]
 
 
 def test_deep_block_nesting_by_indentation(project: Path) -> None:

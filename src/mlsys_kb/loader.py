@@ -21,6 +21,7 @@ time (which grows with the square of flow depth) can run away.
 from __future__ import annotations
 
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -131,20 +132,29 @@ def _position(text: str, offset: int) -> Mark:
 
 def read_text(file: Path, path: str) -> tuple[str | None, list[Problem]]:
     """The file's text, or the problems that keep it from being read."""
+
+    def refuse(message: str) -> tuple[None, list[Problem]]:
+        return None, [_problem(path, (1, 1), message)]
+
+    def too_large(size: float) -> tuple[None, list[Problem]]:
+        return refuse(
+            f"file is {size / 1048576:.1f} MiB, larger than the limit of "
+            f"{MAX_FILE_BYTES // 1048576} MiB; split it or remove what does not belong"
+        )
+
     try:
-        size = file.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return None, [
-                _problem(
-                    path,
-                    (1, 1),
-                    f"file is {size / 1048576:.1f} MiB, larger than the limit of "
-                    f"{MAX_FILE_BYTES // 1048576} MiB; split it or remove what does not belong",
-                )
-            ]
-        data = file.read_bytes()
+        info = file.stat()
+        # A pipe or a device (a link to /dev/zero, say) would never end, or never start.
+        if not stat.S_ISREG(info.st_mode):
+            return refuse("not a regular file; a catalog must be a plain text file")
+        if info.st_size > MAX_FILE_BYTES:
+            return too_large(info.st_size)
+        with file.open("rb") as stream:
+            data = stream.read(MAX_FILE_BYTES + 1)  # the file may grow while it is read
+        if len(data) > MAX_FILE_BYTES:
+            return too_large(len(data))
     except OSError as error:
-        return None, [_problem(path, (1, 1), f"cannot read file: {error.strerror}")]
+        return refuse(f"cannot read file: {error.strerror or error}")
     try:
         return data.decode("utf-8"), []
     except UnicodeDecodeError as error:
