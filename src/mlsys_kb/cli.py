@@ -81,6 +81,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Messages quote catalog text: never fail on a terminal that cannot show a character.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     args = parser().parse_args(argv)
     try:
         return args.run(args)

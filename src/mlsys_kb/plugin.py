@@ -123,6 +123,12 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
                 section.append({f"Overview: {title}": f"{self.config.overviews_dir}/{page.name}"})
             nav.append({"Guides": section})
         nav += [{"Tags": "tags.md"}, {"Statistics": "stats.md"}]
+        # Other hand-written top-level pages (benchmarks, ...) go last, by file name.
+        others = [
+            f"{page.name}" for page in sorted(docs.glob("*.md")) if page.name not in self.generated
+        ]
+        if others:
+            nav.append({"About": others})
         return nav
 
     def on_files(self, files: Files, config: Any) -> Files:
