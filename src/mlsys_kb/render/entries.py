@@ -2,7 +2,7 @@
 link buttons, cross-links, and for papers a collapsible BibTeX block.
 
 Output is plain Markdown plus two documented Material/Python-Markdown features:
-attribute lists (``{ #id }``, ``{ .md-button }``) and collapsible blocks (``???``).
+attribute lists (``{ #id }``, ``{ .entry-links }``) and collapsible blocks (``???``).
 """
 
 from __future__ import annotations
@@ -63,9 +63,9 @@ def button_row(entry: Entry, page: str) -> str:
             continue
         target = href(url) if "://" in url else href(relative(page, url))
         if target:
-            buttons.append(f"[{md(label)}]({target}){{ .md-button }}")
+            buttons.append(f"[{md(label)}]({target})")
     if entry.kind == "decks" and entry.get("file"):
-        buttons.append(f"[Slides]({href(relative(page, entry['file']))}){{ .md-button }}")
+        buttons.append(f"[Slides]({href(relative(page, entry['file']))})")
     return " ".join(buttons)
 
 
@@ -118,13 +118,14 @@ def body(entry: Entry) -> list[str]:
 
 def cross_links(entry: Entry, site: Site, page: str) -> str:
     parts = []
+    # The page's own topic goes without saying; the others are linked.
     topics = [
         f"[{md(site.topics[t]['title'])}]({relative(page, topic_page(t))})"
         for t in entry.get("topics", [])
-        if t in site.topics
+        if t in site.topics and topic_page(t) != page
     ]
     if topics:
-        parts.append("Topics: " + ", ".join(topics))
+        parts.append("Also in: " + ", ".join(topics))
     tags = [
         f"[{md(site.tags[t]['title'])}]({relative(page, 'tags.md', 'tag-' + t)})"
         for t in entry.get("tags", [])
@@ -168,11 +169,11 @@ def entry_block(entry: Entry, site: Site, page: str) -> str:
         lines += ["*Slides not yet in the archive.*", ""]
     buttons = button_row(entry, page)
     if buttons:
-        lines += [buttons, "{ data-search-exclude }", ""]
+        lines += [buttons, "{ .entry-links data-search-exclude }", ""]
     cross = cross_links(entry, site, page)
     if cross:
         # Navigation, not content: kept out of the search index so hits land on entries.
-        lines += [cross, "{ data-search-exclude }", ""]
+        lines += [cross, "{ .entry-meta data-search-exclude }", ""]
     if entry.kind == "papers":
         bib = paper_bibtex(entry, site.venues)
         lines += ['??? quote "BibTeX"', "", "    ```bibtex"]
