@@ -86,7 +86,9 @@ def test_downloads_parse_and_keep_counts() -> None:
 
 def test_derived_links_are_typed() -> None:
     page = _render()["topics/training/index.md"]
-    assert "[arXiv](https://arxiv.org/abs/2201.00001) [Code](https://github.com/example/alpha)" in page
+    assert (
+        "[arXiv](https://arxiv.org/abs/2201.00001) [Code](https://github.com/example/alpha)" in page
+    )
     assert "[Code](https://github.com/example/kb" not in page
     issue = page[page.index("{ #example-42 }") :]
     assert "[GitHub issue](https://github.com/example/project/issues/42)" in issue
