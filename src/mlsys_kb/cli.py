@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import add, build, export, fmt, jsonschemas, refresh, validate
+from . import linkcheck as check_links
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -77,6 +78,7 @@ def parser() -> argparse.ArgumentParser:
     add.register(commands)
     export.register(commands)
     refresh.register(commands)
+    check_links.register(commands)
     return main
 
 
