@@ -160,6 +160,8 @@ def main() -> int:
             shutil.rmtree(project)
     text = "\n".join(
         [
+            "## Site: build and search",
+            "",
             "Whole-process wall times: `mlsys-kb validate`, `render_site` in process, "
             "`mlsys-kb build` (validate, render and `mkdocs build --strict`); peak memory of "
             "the build; the time from opening the home page in headless Chromium to the first "
