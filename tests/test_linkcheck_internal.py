@@ -157,19 +157,25 @@ def test_a_clean_site_passes(tmp_path: Path) -> None:
     assert cli.main(["check-links", "--site", str(site)]) == 0
 
 
-def test_robots_txt_does_not_hide_broken_links(tmp_path: Path) -> None:
-    # LinkChecker reports URLs that robots.txt disallows as valid, unchecked.
+def test_robots_rules_do_not_hide_broken_links(tmp_path: Path) -> None:
+    # LinkChecker reports URLs that robots.txt disallows as valid, unchecked, and does not
+    # check the links of a page that asks robots not to follow them.
     site = _small_site(
         tmp_path,
         {
             "robots.txt": "User-agent: *\nDisallow: /\n",
-            "index.md": "# Home\n\n[B](b/)\n",
+            "index.md": "# Home\n\n[B](b/) [C](c/)\n",
             "b.md": "# B\n\n[Gone](../gone/) and [no such part](../#part).\n",
+            "c.md": '# C\n\n<meta name="robots" content="nofollow">\n\n[Gone](../gone-too/)\n',
         },
     )
     assert server.base_path(site) == "/"
     found = {(f.page, f.link, f.kind) for f in internal.check_site(site).failures}
-    assert found == {("b/index.html", "../gone/", "broken"), ("b/index.html", "../#part", "anchor")}
+    assert found == {
+        ("b/index.html", "../gone/", "broken"),
+        ("b/index.html", "../#part", "anchor"),
+        ("c/index.html", "../gone-too/", "broken"),
+    }
 
 
 def test_command_line_reports_and_exit_status(
@@ -260,7 +266,10 @@ def _results(xml: Path) -> set[tuple[str, ...]]:
         rows.add(
             (
                 item.findtext("url") or "",
+                item.findtext("name") or "",  # the link's text
                 parent.text or "" if parent is not None else "",
+                parent.get("line", "") if parent is not None else "",
+                parent.get("column", "") if parent is not None else "",
                 valid.get("result", "") if valid is not None else "",
                 valid.text or "" if valid is not None else "",
                 " ".join(sorted(w.text or "" for w in item.iter("warning"))),

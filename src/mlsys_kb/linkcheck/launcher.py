@@ -1,30 +1,33 @@
-"""Run LinkChecker's own command line, with the work it repeats done once.
+"""Run LinkChecker's own command line, with the work it repeats or wastes done once.
 
 ``python -m mlsys_kb.linkcheck.launcher ARGS`` is ``linkchecker ARGS``: the same crawler,
-checks, configuration, messages and loggers. With its AnchorCheck plugin on, LinkChecker
-treats ``page#a`` and ``page#b`` as two URLs: it downloads and parses the whole page for
-each. On a topic page whose 500 entries are linked from the indexes, that is 500 downloads
-and 500 parses of the same megabyte. Measured with LinkChecker 10.6 on MkDocs sites, this
-and two smaller repeats took nearly all of its time. Here, within one process:
+URL handling, HTTP checks, AnchorCheck messages, configuration and loggers. Measured with
+LinkChecker 10.6 on MkDocs sites (profiles in docs/benchmarks.md's link check section),
+nearly all of its time went into work that does not change a result:
 
-* a page's anchors are collected once, by the plugin's own parser, and looked up after;
-* parsing a page for links collects its anchors in the same walk;
-* a ``page#anchor`` link to a page already downloaded takes that page's answer (status
-  and headers) instead of downloading it again, as LinkChecker itself does for every
-  ``#anchor`` link when AnchorCheck is off; the anchor is then checked as above;
-* a link already queued from another page is not made into a new URL object only to be
+* it builds a BeautifulSoup tree of every page (61% of the time on the 10,000-paper site)
+  only to walk its elements in document order. Here the same parser (``html.parser``)
+  feeds the same elements (tag, attributes with bs4's rules, line, column, the text of
+  ``<a>``) straight into LinkChecker's own ``LinkFinder``, with no tree;
+* with AnchorCheck on, ``page#a`` and ``page#b`` are two URLs: it downloads and parses the
+  whole page for each (a topic page whose 500 entries the indexes link to: 500 times).
+  Here a page's anchors are collected once, by the plugin's own finder in the same walk,
+  and an ``#anchor`` link to a page already downloaded takes that page's answer instead of
+  downloading it again, as LinkChecker does for every ``#anchor`` link without AnchorCheck;
+* a link already queued from another page is not built into a URL object only to be
   dropped by the queue as already seen;
-* ``find_links`` computes an element's text only for ``<a>`` elements, the only ones whose
-  text it uses (as the link's name), instead of for every element of the page;
-* without ``--debug``, its debug messages are dropped without first looking up their
-  logger (a million lookups, each taking the logging lock, on a 2,000-entry site).
+* without ``--debug``, debug messages are dropped without looking up their logger first.
 
-Results, messages and the order of checks are LinkChecker's. The patches apply only to the
+One behaviour changes on purpose: ``<meta name="robots" content="nofollow">`` no longer
+stops the links of a page from being checked, as ``robotstxt=0`` does for robots.txt: this
+is our own site, and every page's links must hold. tests/test_linkcheck_internal.py checks
+that the launcher reports what plain ``linkchecker`` reports. The patches apply only to the
 version they were written against; any other version runs unpatched.
 """
 
 from __future__ import annotations
 
+import html.parser
 import sys
 import threading
 import urllib.parse
@@ -43,7 +46,53 @@ class _Page:
     encoding: str | None
 
 
+class _Elements(html.parser.HTMLParser):
+    """html.parser events as the elements BeautifulSoup would give, handed to finders.
+
+    Attributes follow bs4's html.parser builder: a value-less attribute is "", a repeated
+    one keeps its last value. ``<a>`` elements are handed over at their end tag, with their
+    text, which LinkFinder uses as the link's name.
+    """
+
+    def __init__(self, finders: list[Any]) -> None:
+        super().__init__(convert_charrefs=True)
+        self.finders = finders
+        self.links: list[tuple[dict[str, str], int, int, list[str]]] = []
+
+    def _element(self, tag: str, attrs: dict[str, str], text: str, line: int, col: int) -> None:
+        for finder in self.finders:
+            finder.html_element(tag, attrs, text, line, col)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {name: "" if value is None else value for name, value in attrs}
+        line, offset = self.getpos()
+        if tag == "a":
+            self.links.append((values, line, offset + 1, []))
+        else:
+            self._element(tag, values, "", line, offset + 1)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag == "a":
+            self.handle_endtag(tag)
+
+    def handle_data(self, data: str) -> None:
+        for link in self.links:
+            link[3].append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "a" and self.links:
+            values, line, column, text = self.links.pop()
+            self._element("a", values, "".join(text).strip(), line, column)
+
+    def close(self) -> None:
+        super().close()
+        while self.links:  # unclosed <a>: its text runs to the end, as in bs4
+            self.handle_endtag("a")
+
+
 def _patch(argv: list[str]) -> None:
+    from bs4 import UnicodeDammit
     from linkcheck import log, parser
     from linkcheck.checker import httpurl
     from linkcheck.htmlutil import linkparse
@@ -52,6 +101,7 @@ def _patch(argv: list[str]) -> None:
     pages: dict[str, _Page] = {}
     locks: defaultdict[str, threading.Lock] = defaultdict(threading.Lock)
     table_lock = threading.Lock()
+    queued: set[str] = set()
 
     def page_of(url: str) -> str:
         return urllib.parse.urldefrag(url)[0]
@@ -59,6 +109,22 @@ def _patch(argv: list[str]) -> None:
     def lock_for(page: str) -> threading.Lock:
         with table_lock:
             return locks[page]
+
+    def text_of(url_data: Any) -> str:
+        """The page as text, decoded as LinkChecker's BeautifulSoup would decode it."""
+        if url_data.text is None:
+            known = [url_data.content_encoding] if url_data.content_encoding else []
+            dammit = UnicodeDammit(
+                url_data.get_raw_content(), known_definite_encodings=known, is_html=True
+            )
+            url_data.content_encoding = dammit.original_encoding or "ISO-8859-1"
+            url_data.text = dammit.unicode_markup or url_data.data.decode("ISO-8859-1")
+        return url_data.text
+
+    def walk(url_data: Any, finders: list[Any]) -> None:
+        elements = _Elements(finders)
+        elements.feed(text_of(url_data))
+        elements.close()
 
     def remember(url_data: Any, found: anchorcheck.UrlAnchorCheck) -> _Page:
         page = _Page(
@@ -70,19 +136,6 @@ def _patch(argv: list[str]) -> None:
         if url_data.valid and url_data.headers is not None:
             pages[page_of(url_data.url)] = page
         return page
-
-    def walk(soup: Any, finders: list[Any]) -> None:
-        for element in soup.find_all(True):
-            # The text is only read as the name of an <a href> link (LinkFinder.get_link_name).
-            text = element.text.strip() if element.name == "a" else ""
-            position = None if element.sourcepos is None else element.sourcepos + 1
-            for finder in finders:
-                finder.html_element(element.name, element.attrs, text, element.sourceline, position)
-
-    def find_links(soup: Any, callback: Any, tags: Any) -> None:
-        walk(soup, [linkparse.LinkFinder(callback, tags)])
-
-    queued: set[str] = set()
 
     def parse_html(url_data: Any) -> None:
         def add_url(
@@ -100,7 +153,7 @@ def _patch(argv: list[str]) -> None:
         found = anchorcheck.UrlAnchorCheck()
         with lock_for(page_of(url_data.url)):
             walk(
-                url_data.get_soup(),
+                url_data,
                 [
                     linkparse.LinkFinder(add_url, linkparse.LinkTags),
                     linkparse.LinkFinder(found.add_anchor, linkparse.AnchorTags),
@@ -124,7 +177,7 @@ def _patch(argv: list[str]) -> None:
             page = pages.get(page_of(url_data.url))
             if page is None:
                 found = anchorcheck.UrlAnchorCheck()
-                find_links(url_data.get_soup(), found.add_anchor, linkparse.AnchorTags)
+                walk(url_data, [linkparse.LinkFinder(found.add_anchor, linkparse.AnchorTags)])
                 page = remember(url_data, found)
         decoded = urllib.parse.unquote(url_data.anchor, encoding=url_data.encoding)
         if decoded in page.anchors:
@@ -136,9 +189,9 @@ def _patch(argv: list[str]) -> None:
 
     if not any(arg.startswith(("-D", "--debug")) for arg in argv):
         log.debug = lambda *args, **kwargs: None
-    linkparse.find_links = find_links
     parser.parse_html = parse_html
     httpurl.HttpUrl.check_connection = check_known_page
+    httpurl.HttpUrl.content_allows_robots = lambda self: True
     anchorcheck.AnchorCheck.check = check_anchor
 
 
