@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install browser serve build validate check-links test lint bench clean
+.PHONY: install browser serve build validate check-links check-links-external bench-links test lint bench clean
 
 install: $(STAMP)
 
@@ -32,8 +32,22 @@ build: install
 validate: install
 	$(BIN)/mlsys-kb validate $(if $(GITHUB_ACTIONS),--format github,)
 
+# Internal links and #anchors of the built site (run `make build` first).
 check-links: install
-	$(BIN)/mlsys-kb check-links
+	$(BIN)/mlsys-kb check-links $(if $(GITHUB_ACTIONS),--format github,)
+
+# External URLs of the catalogs, with a cache in .cache/; reports for an issue go to
+# test-artifacts/links/. Exit status 1: broken links; 3: the network is unreachable (make
+# itself exits 2 on any failure, so the status is also written to test-artifacts/links/status).
+check-links-external: install
+	@mkdir -p test-artifacts/links
+	$(BIN)/mlsys-kb check-links --external \
+		--report-md test-artifacts/links/external.md --report-json test-artifacts/links/external.json; \
+		status=$$?; echo $$status > test-artifacts/links/status; exit $$status
+
+# LinkChecker against linkinator (npm, installed under /tmp) on the real and a synthetic site.
+bench-links: install
+	$(BIN)/python scripts/bench_links.py $(BENCH_ARGS)
 
 lint: install
 	$(BIN)/ruff check src tests scripts
