@@ -11,12 +11,16 @@ this check. What LinkChecker 10.6 does that this module works around:
   from outside, and a run without LinkChecker's closing summary counts as incomplete;
 * run as root it switches to ``nobody``: its output directory belongs to that user;
 * URLs blocked by robots.txt come back valid: robots.txt is not read;
+* pages over 1 MB are not parsed and their links silently not checked: the limits are
+  raised (a topic page of the 10,000-paper site is 1-4 MB);
+* it only crawls what it can reach, and only checks links from inside its start
+  directories: every HTML page is a start URL, and the whole server is internal;
 * it reports a broken target once, from the first page it met it on: every page that
-  links to it is then found by reading the pages (``referrers``).
+  links to it is then found by reading the pages (``referrers``);
+* it is slow on pages with many ``#anchor`` links: it runs through ``launcher``, which
+  does its repeated work once (see there).
 
-All HTML pages are start URLs, split between several LinkChecker processes (it is bound
-to one core by Python's GIL); each parses its own pages and checks their links.
-External links are never fetched: anything outside the served site is ignored.
+External links are never fetched: anything not on the local server is ignored.
 """
 
 from __future__ import annotations
