@@ -1,6 +1,6 @@
 """Link check benchmark: `mlsys-kb check-links` against linkinator on the same built sites.
 
-    python scripts/bench_links.py                      # the real site and a 10,000-paper one
+    python scripts/bench_links.py                      # real, 10,000-paper and 2,000-page sites
     python scripts/bench_links.py --site site/         # any built site
     python scripts/bench_links.py --sizes 1000 --runs 3 --write
 
@@ -71,6 +71,44 @@ def synthetic_site(scratch: Path, size: int) -> Path:
     if (ROOT / "docs" / "assets").is_dir():
         shutil.copytree(ROOT / "docs" / "assets", project / "docs" / "assets")
     return build(project)
+
+
+def pages_site(scratch: Path, count: int, anchors: int = 10, seed: int = 7) -> Path:
+    """A plain MkDocs site of ``count`` small pages (one per entry, in the Material theme),
+    each with ``anchors`` headings and as many links to other pages' headings: the shape
+    where pages, not their size, are what a checker spends its time on."""
+    rng = random.Random(seed)
+    project = scratch / f"pages{count}"
+    docs = project / "docs"
+    docs.mkdir(parents=True)
+    for number in range(count):
+        lines = [f"# Entry {number}", ""]
+        for heading in range(anchors):
+            other = rng.randrange(count)
+            lines += [
+                f"## Part {heading} {{#e{number}-{heading}}}",
+                "",
+                f"See [entry {other}](../p{other}/#e{other}-{rng.randrange(anchors)}) "
+                f"and [its page](../p{other}/).",
+                "",
+            ]
+        (docs / f"p{number}.md").write_text("\n".join(lines), encoding="utf-8")
+    index = "\n".join(f"- [Entry {n}](p{n}/)" for n in range(count))
+    (docs / "index.md").write_text(f"# Entries\n\n{index}\n", encoding="utf-8")
+    (project / "mkdocs.yml").write_text(
+        "site_name: Pages\nuse_directory_urls: true\n"
+        "theme:\n  name: material\n  font: false\n"
+        "markdown_extensions: [attr_list, toc]\nnav:\n  - index.md\n",
+        encoding="utf-8",
+    )
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--quiet"],
+        cwd=project,
+        env=ENV,
+        check=True,
+        stderr=subprocess.DEVNULL,
+    )
+    return project / "site"
 
 
 def real_site(scratch: Path) -> Path:
@@ -279,6 +317,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", type=Path, action="append", help="a built site (repeatable)")
     parser.add_argument("--sizes", default="10000", help="synthetic sizes (default: 10000)")
+    parser.add_argument(
+        "--pages", type=int, default=2000, help="pages of a plain MkDocs site (0: none)"
+    )
     parser.add_argument("--no-real", action="store_true", help="skip the real site")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--plant", type=int, default=30, help="problems of each kind")
@@ -299,6 +340,9 @@ def main() -> int:
                 sites.append(("real site", real_site(scratch)))
             for size in [int(s) for s in args.sizes.split(",") if s]:
                 sites.append((f"synthetic, {size:,} papers", synthetic_site(scratch, size)))
+            if args.pages:
+                label = f"plain MkDocs, {args.pages:,} small pages"
+                sites.append((label, pages_site(scratch, args.pages)))
         for label, site in sites:
             rows += rows_for(label, site, args.runs, args.plant, binary)
     text = "\n".join(
