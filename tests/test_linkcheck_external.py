@@ -44,17 +44,23 @@ class Web(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         with self.lock:
             self.requests.append((self.path, self.headers.get("User-Agent", "")))
+        self._route(self.path.split("?")[0])
+
+    def _busy(self, seconds: float) -> None:
+        # Counted only while the answer is pending: once its body is sent the client may
+        # start the next request before this thread would have counted itself out.
+        with self.lock:
             self.active["now"] += 1
             self.active["most"] = max(self.active["most"], self.active["now"])
         try:
-            self._route(self.path.split("?")[0])
+            time.sleep(seconds)
         finally:
             with self.lock:
                 self.active["now"] -= 1
 
     def _route(self, path: str) -> None:
         if path.startswith("/ok") or path.startswith("/doi/") or path.startswith("/abs/"):
-            time.sleep(0.05)  # long enough for requests to overlap
+            self._busy(0.05)  # long enough for requests to overlap
             self._answer(200)
         elif path == "/moved":
             self._answer(301, {"Location": "/ok-target"})
