@@ -221,25 +221,29 @@ def linkinator_path(node_dir: Path) -> Path | None:
     return binary if binary.exists() else None
 
 
-def run_linkinator(binary: Path, site: Path, planted: Planted) -> Run:
+def run_linkinator(binary: Path, site: Path, planted: Planted, scratch: Path) -> Run:
+    output = scratch / "linkinator.json"
     cpu, start = _cpu(), time.perf_counter()
-    result = subprocess.run(
-        [
-            str(binary),
-            str(site),
-            "--recurse",
-            "--check-fragments",
-            "--skip",
-            "^https?://(?!localhost)",  # external links: not fetched, as in ours
-            "--format",
-            "json",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    with open(output, "w") as out:
+        # To a file: Node cuts a large output to a pipe short when it exits.
+        subprocess.run(
+            [
+                str(binary),
+                str(site),
+                "--recurse",
+                "--check-fragments",
+                "--skip",
+                "^https?://(?!localhost)",  # external links: not fetched, as in ours
+                "--format",
+                "json",
+            ],
+            stdout=out,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
     seconds, cpu = time.perf_counter() - start, _cpu() - cpu
-    links = json.loads(result.stdout)["links"] if result.stdout.strip() else []
+    text = output.read_text()
+    links = json.loads(text)["links"] if text.strip() else []
     bad = [link["url"] for link in links if link.get("state") == "BROKEN"]
     prefix = re.compile(r"^(?:https?://[^/]+/|" + re.escape(str(site)) + "/?)")
     targets = {prefix.sub("", url) for url in bad}
@@ -280,7 +284,7 @@ def rows_for(label: str, site: Path, runs: int, count: int, binary: Path | None)
         for _ in range(runs):
             ours.append(run_ours(copy, planted, scratch))
             if binary:
-                theirs.append(run_linkinator(binary, copy, planted))
+                theirs.append(run_linkinator(binary, copy, planted, scratch))
         out = []
         for name, results in (
             (f"`mlsys-kb check-links` (LinkChecker {linkchecker_version()})", ours),

@@ -90,7 +90,7 @@ def register(commands: Any) -> None:
         "check-links",
         help="check the built site's internal links and anchors, or (--external) the "
         "catalogs' URLs",
-        description=__doc__,
+        description=(__doc__ or "").replace("``", ""),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     command.add_argument(
