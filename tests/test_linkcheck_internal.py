@@ -37,7 +37,7 @@ PLANTED = {
     ("topics/a/index.html", "/guide/", "broken"),  # root-absolute, misses the site's path
     ("orphan/index.html", "../nowhere.pdf", "broken"),  # a page in no nav, linked from nowhere
     ("orphan/index.html", "../plain-dir/", "broken"),  # a directory with no index.html
-    ("private/page/index.html", "../../robots-missing/", "broken"),
+    ("private/page/index.html", "../../two-up-missing/", "broken"),
     ("big/index.html", "../late-missing/", "broken"),  # past LinkChecker's 1 MB parse limit
 }
 
