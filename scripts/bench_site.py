@@ -31,16 +31,8 @@ from bench import DOC, ROOT, generate_project, machine, write_section
 
 sys.path.insert(0, str(ROOT / "src"))
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from mlsys_kb.chromium import ARGS, CHROMIUM
+
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 
 
@@ -147,7 +139,8 @@ def main() -> int:
         for size in [int(s) for s in args.sizes.split(",")]:
             project = generate_project(Path(scratch) / f"p{size}", size)
             shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
-            (project / "docs").mkdir(exist_ok=True)
+            # The theme's own stylesheet, so that every page's links resolve as on the real site.
+            shutil.copytree(ROOT / "docs" / "assets", project / "docs" / "assets")
             from mlsys_kb import validate
 
             catalog, _ = validate.load(project)

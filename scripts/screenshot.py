@@ -13,16 +13,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from mlsys_kb.chromium import ARGS, CHROMIUM
 
 
 def main() -> None:

@@ -14,18 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from mlsys_kb.chromium import ARGS, CHROMIUM
+
 from ..sitebuild import ROOT, build_site, copy_project, serve
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ARTIFACTS = ROOT / "test-artifacts" / "screenshots"
 
 
