@@ -65,10 +65,10 @@ def problems(project: Path) -> list[str]:
 def without(text: str, entry_id: str) -> str:
     """The catalog text with one entry (and the blank line that separates it) cut out."""
     start = text.index(f"- id: {entry_id}\n")
-    end = text.find("\n- id: ", start)
+    end = text.find("\n\n", start)  # canonical entries hold no blank line
     if end < 0:  # the last entry
         return text[: start - 1]
-    return text[:start] + text[end + 1 :].lstrip("\n")
+    return text[:start] + text[end + 2 :]
 
 
 # --- papers -------------------------------------------------------------------------------
@@ -298,14 +298,17 @@ def test_insertion_keeps_comments_and_lands_above_the_next_entrys_comments(proje
     text = text.replace(marker, "# DistDGL is reviewed in the distdgl-review deck.\n" + marker)
     text += "# end of the papers\n"
     papers.write_text(text, encoding="utf-8")
+    # the new id sorts just before zheng2020distdgl in the shipped catalog
+    ids = [line[6:] for line in text.splitlines() if line.startswith("- id: ")]
+    assert ids[ids.index("zheng2020distdgl") - 1] < "zhen2021example" < "zheng2020distdgl"
     args = [
-        "add", "paper", "--no-fetch", "--id", "zhang2021example",
-        "--title", "An Example", "--author", "Wei Zhang", "--year", "2021",
+        "add", "paper", "--no-fetch", "--id", "zhen2021example",
+        "--title", "An Example", "--author", "Wei Zhen", "--year", "2021",
         "--venue", "osdi", "--url", "https://example.org/zhang", "--topic", "gnn",
     ]  # fmt: skip
     assert run(project, *args) == 0
     after = papers.read_text(encoding="utf-8")
-    assert without(after, "zhang2021example") == text
+    assert without(after, "zhen2021example") == text
     # the new entry sits before zheng2020distdgl's own comment, not between the two
     assert "added: " + TODAY + "\n\n# DistDGL is reviewed in the distdgl-review deck.\n" in after
     assert after.endswith("# end of the papers\n")
