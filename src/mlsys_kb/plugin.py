@@ -66,6 +66,7 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
             recent=self.config.recent,
             site_url=config.site_url,
             overviews=overviews,
+            directory_urls=config.use_directory_urls,
         )
         self.generated = render_site(catalog, options)
         # mkdocs-bibtex reads its .bib in its own on_config, which runs after ours. It gets

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from ..bibtex import bibliography
 from ..model import Catalog
 from ..schema import ENTRY_KINDS, KINDS
 from . import pages
@@ -70,7 +69,7 @@ def render_site(catalog: Catalog, options: Options | None = None) -> dict[str, s
         "decks.md": pages.decks(site),
         "issues.md": pages.issues(site),
         "tags.md": pages.tags(site),
-        "downloads/papers.bib": bibliography(catalog["papers"], site.venues),
+        "downloads/papers.bib": "\n".join(site.bibtex.values()),
         "downloads/catalog.json": catalog_json(site),
         "feed.xml": atom(site, pages.recent_entries(site)),
     }

@@ -1,16 +1,19 @@
 """One entry as Markdown: a heading with its permalink anchor, a byline, a summary, typed
 link buttons, cross-links, and for papers a collapsible BibTeX block.
 
-Output is plain Markdown plus two documented Material/Python-Markdown features:
-attribute lists (``{ #id }``, ``{ .entry-links }``) and collapsible blocks (``???``).
+The content (title, byline, summary, an issue's symptom, cause and workaround) is plain
+Markdown, with an attribute list for the heading's permalink id (``{ #id }``). The chrome
+around it (link buttons, cross-links, the BibTeX block) is a few lines of escaped HTML
+with final URLs (``Site.url``): plain Markdown cost most of the build at 10,000 entries.
 """
 
 from __future__ import annotations
 
-from ..bibtex import paper_bibtex
+from html import escape
+
 from ..model import Entry
-from .site import Site, entry_title, home_page, relative, topic_page
-from .text import code, href, md, md_code
+from .site import Site, entry_title, home_page, topic_page
+from .text import html, html_code, html_href, md, md_code, path_href
 
 AUTHORS_SHOWN = 8
 
@@ -56,17 +59,21 @@ def _resource_label(entry: Entry) -> str:
     }.get(entry.get("kind", ""), "Website")
 
 
-def button_row(entry: Entry, page: str) -> str:
+def _anchor(text: str, url: str | None) -> str | None:
+    return f'<a href="{url}">{html(text)}</a>' if url else None
+
+
+def button_row(entry: Entry, site: Site, page: str) -> str:
+    """The typed link buttons (Paper, arXiv, DOI, PDF, Code, Slides, Video) as HTML."""
     buttons = []
     for label, url in links(entry):
-        if href(url) is None:  # the validator refuses these; never link one regardless
-            continue
-        target = href(url) if "://" in url else href(relative(page, url))
-        if target:
-            buttons.append(f"[{md(label)}]({target})")
+        target = html_href(url)  # None for what the validator refuses: never linked regardless
+        if target and "://" not in url:
+            target = html_href(site.url(page, url))
+        buttons.append(_anchor(label, target))
     if entry.kind == "decks" and entry.get("file"):
-        buttons.append(f"[Slides]({href(relative(page, entry['file']))})")
-    return " ".join(buttons)
+        buttons.append(_anchor("Slides", html_href(site.url(page, entry["file"]))))
+    return " ".join(button for button in buttons if button)
 
 
 def byline(entry: Entry, site: Site) -> str:
@@ -117,17 +124,22 @@ def body(entry: Entry) -> list[str]:
 
 
 def cross_links(entry: Entry, site: Site, page: str) -> str:
+    """Topics, tags, decks and the edit link of an entry, as HTML."""
+
+    def link(text: str, to: str, anchor: str | None = None) -> str:
+        return f'<a href="{path_href(site.url(page, to, anchor))}">{html(text)}</a>'
+
     parts = []
     # The page's own topic goes without saying; the others are linked.
     topics = [
-        f"[{md(site.topics[t]['title'])}]({relative(page, topic_page(t))})"
+        link(site.topics[t]["title"], topic_page(t))
         for t in entry.get("topics", [])
         if t in site.topics and topic_page(t) != page
     ]
     if topics:
         parts.append("Also in: " + ", ".join(topics))
     tags = [
-        f"[{md(site.tags[t]['title'])}]({relative(page, 'tags.md', 'tag-' + t)})"
+        link(site.tags[t]["title"], "tags.md", "tag-" + t)
         for t in entry.get("tags", [])
         if t in site.tags
     ]
@@ -135,21 +147,30 @@ def cross_links(entry: Entry, site: Site, page: str) -> str:
         parts.append("Tags: " + ", ".join(tags))
     if entry.kind == "papers" and site.reviewed_in.get(entry.id):
         decks = [
-            f"[{md(deck['title'])}]({relative(page, home_page(deck), deck.id)})"
-            for deck in site.reviewed_in[entry.id]
+            link(deck["title"], home_page(deck), deck.id) for deck in site.reviewed_in[entry.id]
         ]
         parts.append("Reviewed in: " + ", ".join(decks))
     if entry.kind == "decks" and entry.get("papers"):
         papers = [
-            f"[{md(entry_title(site.papers[p]))}]({relative(page, home_page(site.papers[p]), p)})"
+            link(entry_title(site.papers[p]), home_page(site.papers[p]), p)
             for p in entry["papers"]
             if p in site.papers
         ]
         parts.append("Reviews: " + ", ".join(papers))
     edit = site.edit_url(entry)
-    if edit and href(edit):
-        parts.append(f"[Edit this entry]({href(edit)})")
+    if edit and (anchor := _anchor("Edit this entry", html_href(edit))):
+        parts.append(anchor)
     return " · ".join(parts)
+
+
+def bibtex_block(entry: Entry, site: Site) -> str:
+    """The collapsible BibTeX of a paper: the markup pymdownx.details and a code fence
+    would give, written directly, and kept out of the search index."""
+    source = escape(site.bibtex[entry.id].rstrip(), quote=False)
+    return (
+        '<details class="quote" data-search-exclude>\n<summary>BibTeX</summary>\n'
+        f'<pre class="bibtex"><code>{source}</code></pre>\n</details>'
+    )
 
 
 def entry_block(entry: Entry, site: Site, page: str) -> str:
@@ -167,32 +188,32 @@ def entry_block(entry: Entry, site: Site, page: str) -> str:
         lines.append("")
     if entry.kind == "decks" and not entry.get("file") and not entry.get("url"):
         lines += ["*Slides not yet in the archive.*", ""]
-    buttons = button_row(entry, page)
+    # The chrome below is navigation, not content: HTML kept out of the search index so
+    # that hits land on entries. HTML because Python-Markdown's inline links cost about
+    # 0.1 ms each, and 10,000 entries carry over 100,000 of them (docs/benchmarks.md).
+    buttons = button_row(entry, site, page)
     if buttons:
-        lines += [buttons, "{ .entry-links data-search-exclude }", ""]
+        lines += [f'<p class="entry-links" data-search-exclude>{buttons}</p>', ""]
     cross = cross_links(entry, site, page)
     if cross:
-        # Navigation, not content: kept out of the search index so hits land on entries.
-        lines += [cross, "{ .entry-meta data-search-exclude }", ""]
+        lines += [f'<p class="entry-meta" data-search-exclude>{cross}</p>', ""]
     if entry.kind == "papers":
-        bib = paper_bibtex(entry, site.venues)
-        lines += ['??? quote "BibTeX"', "", "    ```bibtex"]
-        lines += [f"    {line}" if line else "" for line in code(bib).rstrip().split("\n")]
-        lines += ["    ```", ""]
+        lines += [bibtex_block(entry, site), ""]
     return "\n".join(lines)
 
 
 def entry_line(entry: Entry, site: Site, page: str, *, detail: bool = True) -> str:
-    """A one-line list item linking to the entry's permalink."""
-    link = f"[{md_code(entry_title(entry))}]({relative(page, home_page(entry), entry.id)})"
+    """One list item, HTML, linking to the entry's permalink: index pages list thousands."""
+    target = path_href(site.url(page, home_page(entry), entry.id))
+    link = f'<a href="{target}">{html_code(entry_title(entry))}</a>'
     if not detail:
-        return f"- {link}"
+        return f"<li>{link}</li>"
     extra = ""
     if entry.kind == "papers":
         venue = site.venues.get(entry.get("venue", ""))
         authors = entry.get("authors", [])
-        lead = md(authors[0]) + (" et al." if len(authors) > 1 else "") if authors else ""
-        where = f"{md(venue['name'])} {entry.get('year', '')}" if venue else ""
+        lead = html(authors[0]) + (" et al." if len(authors) > 1 else "") if authors else ""
+        where = f"{html(venue['name'])} {entry.get('year', '')}" if venue else ""
         extra = " — " + ", ".join(part for part in (lead, where) if part)
     elif kind_label := {"decks": "seminar deck", "issues": "issue", "resources": "resource"}.get(
         entry.kind
@@ -200,4 +221,9 @@ def entry_line(entry: Entry, site: Site, page: str, *, detail: bool = True) -> s
         extra = f" — {kind_label}"
         if entry.kind == "issues":
             extra += f", {entry['state']}"
-    return f"- {link}{extra}"
+    return f"<li>{link}{extra}</li>"
+
+
+def entry_list(items: list[str]) -> list[str]:
+    """Lines of an HTML list of ``entry_line`` items, as a block of its own."""
+    return ['<ul class="entry-list">', *items, "</ul>", ""] if items else []

@@ -6,9 +6,9 @@ from collections import Counter, defaultdict
 
 from ..model import Entry
 from ..schema import ENTRY_KINDS
-from .entries import entry_block, entry_line
+from .entries import entry_block, entry_line, entry_list
 from .site import KIND_TITLES, Site, entry_title, home_page, newest_first, relative, topic_page
-from .text import md, md_code
+from .text import html, html_code, md, md_code, path_href
 
 NO_SEARCH = "---\nsearch:\n  exclude: true\n---\n\n"  # index pages: search lands on entries
 
@@ -55,9 +55,10 @@ def home(site: Site) -> str:
         "## Recently added",
         "",
     ]
-    lines += [entry_line(e, site, page) for e in recent_entries(site)[: site.options.recent]]
+    lines += entry_list(
+        [entry_line(e, site, page) for e in recent_entries(site)[: site.options.recent]]
+    )
     lines += [
-        "",
         "## Browse",
         "",
         "- Papers [by year](papers/by-year.md), [by venue](papers/by-venue.md) "
@@ -107,8 +108,7 @@ def topic(site: Site, topic_id: str, overview: str | None = None) -> str:
             lines.append(entry_block(item, site, page))
         if elsewhere:
             lines += ["Also in this topic:", ""]
-            lines += [entry_line(item, site, page) for item in elsewhere]
-            lines.append("")
+            lines += entry_list([entry_line(item, site, page) for item in elsewhere])
     if not any(groups.values()) and not children:
         lines += ["No entries yet.", ""]
     return "\n".join(lines)
@@ -125,8 +125,7 @@ def _paper_index(site: Site, page: str, title: str, groups: dict[str, list[Entry
     lines.append("")
     for heading, papers in groups.items():
         lines += [f"## {heading}", ""]
-        lines += [entry_line(p, site, page) for p in newest_first(papers)]
-        lines.append("")
+        lines += entry_list([entry_line(p, site, page) for p in newest_first(papers)])
     return "\n".join(lines)
 
 
@@ -179,17 +178,21 @@ def decks(site: Site) -> str:
         site.catalog["decks"], key=lambda d: (d.get("date") or "", entry_title(d)), reverse=True
     )
     lines = [NO_SEARCH + "# Seminar decks", "", "Seminar slide decks, newest first.", ""]
+    rows = []
     for deck in items:
-        when = deck.get("date") or "undated"
-        line = entry_line(deck, site, page, detail=False)
+        when = html(deck.get("date") or "undated")
         reviews = [site.papers[p] for p in deck.get("papers", []) if p in site.papers]
         extra = ""
         if reviews:
             extra = " — reviews " + ", ".join(
-                f"[{md(entry_title(p))}]({relative(page, home_page(p), p.id)})" for p in reviews
+                f'<a href="{path_href(site.url(page, home_page(p), p.id))}">'
+                f"{html_code(entry_title(p))}</a>"
+                for p in reviews
             )
-        lines.append(f"{line} ({when}){extra}")
-    lines.append("")
+        rows.append(
+            entry_line(deck, site, page, detail=False).replace("</li>", f" ({when}){extra}</li>")
+        )
+    lines += entry_list(rows)
     return "\n".join(lines)
 
 
@@ -227,8 +230,9 @@ def tags(site: Site) -> str:
         lines += [f"## {md(tag['title'])} {{ #tag-{tag.id} }}", ""]
         if tag.get("description"):
             lines += [md(tag["description"]), ""]
-        lines += [entry_line(e, site, page, detail=False) for e in sorted(entries, key=entry_title)]
-        lines.append("")
+        lines += entry_list(
+            [entry_line(e, site, page, detail=False) for e in sorted(entries, key=entry_title)]
+        )
     unused = [tag for tag in site.catalog["tags"] if not site.by_tag.get(tag.id)]
     if unused:
         lines += ["## Not yet used", ""]

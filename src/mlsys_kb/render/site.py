@@ -8,6 +8,7 @@ import posixpath
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from ..bibtex import paper_bibtex
 from ..model import Catalog, Entry
 from ..schema import ENTRY_KINDS
 
@@ -26,6 +27,8 @@ class Options:
     recent: int = 10  # entries on the home page
     feed_size: int = 50
     site_url: str | None = None
+    # MkDocs' use_directory_urls: the entry chrome links final URLs (see ``Site.url``).
+    directory_urls: bool = True
     overviews: dict[str, str] = field(default_factory=dict)  # topic id -> overview page path
 
 
@@ -56,6 +59,25 @@ class Site:
         for deck in self.catalog["decks"]:
             for paper in deck.get("papers", []):
                 self.reviewed_in[paper].append(deck)
+
+    @functools.cached_property
+    def bibtex(self) -> dict[str, str]:
+        """Each paper's BibTeX by id, made once for its block and for papers.bib."""
+        return {paper.id: paper_bibtex(paper, self.venues) for paper in self.catalog["papers"]}
+
+    def url(self, from_page: str, to_path: str, anchor: str | None = None) -> str:
+        """The href, relative to ``from_page``'s URL, of a generated page or a file.
+
+        For the entry chrome, which is HTML: MkDocs rewrites the links of Markdown, not the
+        hrefs of HTML, so these are the final URLs MkDocs would have written.
+        """
+        if to_path == from_page and anchor:
+            return f"#{anchor}"
+        target = _relative_url(
+            _url_path(to_path, self.options.directory_urls),
+            _url_path(from_page, self.options.directory_urls),
+        )
+        return f"{target}#{anchor}" if anchor else target
 
     def entries(self) -> list[Entry]:
         return [entry for kind in ENTRY_KINDS for entry in self.catalog[kind]]
@@ -101,6 +123,28 @@ def relative(from_page: str, to_page: str, anchor: str | None = None) -> str:
 @functools.lru_cache(maxsize=4096)
 def _relpath(to_page: str, from_page: str) -> str:
     return posixpath.relpath(to_page, posixpath.dirname(from_page) or ".")
+
+
+@functools.lru_cache(maxsize=4096)
+def _url_path(path: str, directory_urls: bool) -> str:
+    """A docs file's URL path the way MkDocs forms it: ``a/b.md`` is ``a/b/`` or ``a/b.html``."""
+    if not path.endswith(".md"):
+        return path
+    stem = path[: -len(".md")]
+    if not directory_urls:
+        return stem + ".html"
+    if stem == "index" or stem.endswith("/index"):
+        return stem[: -len("index")]
+    return stem + "/"
+
+
+@functools.lru_cache(maxsize=4096)
+def _relative_url(to_url: str, from_url: str) -> str:
+    """``to_url`` relative to the folder of ``from_url`` (both relative to the site root)."""
+    target = posixpath.relpath(to_url or ".", posixpath.dirname(from_url) or ".")
+    if to_url.endswith("/") or not to_url:  # a folder stays a folder
+        target = "./" if target == "." else target + "/"
+    return target
 
 
 def entry_title(entry: Entry) -> str:

@@ -1,11 +1,13 @@
 """Escaping: catalog text comes from strangers' pull requests and must stay text.
 
 Every value goes through ``md`` (inline text) or ``href`` (link targets) before it
-reaches the generated Markdown, so no field can open a tag, a link or an attribute.
+reaches the generated Markdown, or through ``html`` and ``html_href`` before it reaches
+the entry chrome written as HTML, so no field can open a tag, a link or an attribute.
 """
 
 from __future__ import annotations
 
+import html as _html
 import re
 from urllib.parse import quote
 
@@ -51,12 +53,56 @@ def md_code(text: object) -> str:
     return "".join(out)
 
 
+_SAFE = "/:?#@!$&+,;=%-._~"
+# The common case, settled without parsing: http(s), a plain host, only characters that
+# need no encoding. Anything else takes the full check (url_problem) and quote().
+_PLAIN_HTTP = re.compile(
+    r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:[/?#][A-Za-z0-9/:?#@!$&+,;=%._~-]*)?"
+)
+
+
 def href(url: str) -> str | None:
     """A link target safe inside ``[text](...)``, or None for a URL that may not be linked."""
+    if _PLAIN_HTTP.fullmatch(url):
+        return url
     if url_problem(url) is not None:
         return None
     # Characters that could end the link, start a title or an attribute are percent-encoded.
-    return quote(url, safe="/:?#@!$&+,;=%-._~")
+    return quote(url, safe=_SAFE)
+
+
+def path_href(path: str) -> str:
+    """An href for a link the renderer built itself from validated ids: a relative path
+    (``../topics/t/#id``) that cannot carry a scheme, so only encoding is needed."""
+    return _html.escape(quote(path, safe=_SAFE), quote=True)
+
+
+def html(text: object) -> str:
+    """HTML text (or attribute value) that shows ``text`` literally, on one line."""
+    return _html.escape(" ".join(str(text).split()), quote=True)
+
+
+def html_code(text: object) -> str:
+    """Like ``html``, but `backticked` parts become code elements, as ``md_code`` does."""
+    flat = " ".join(str(text).split())
+    parts = flat.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: no code at all
+        return _html.escape(flat, quote=True)
+    out = []
+    for index, part in enumerate(parts):
+        if index % 2 == 0:
+            out.append(_html.escape(part, quote=True))
+        elif part.strip():
+            out.append(f"<code>{_html.escape(part, quote=True)}</code>")
+        else:
+            out.append(_html.escape(f"`{part}`", quote=True))
+    return "".join(out)
+
+
+def html_href(url: str) -> str | None:
+    """An href attribute value for ``url``, or None for a URL that may not be linked."""
+    target = href(url)
+    return None if target is None else _html.escape(target, quote=True)
 
 
 def code(text: str) -> str:
