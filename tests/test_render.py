@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pybtex.database
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mlsys_kb import validate
 from mlsys_kb.render import Options, render_site
@@ -102,3 +105,79 @@ def test_counts_include_subtopics(path: str) -> None:
     page = _render()[path]
     assert "[Distributed training](" in page
     assert "(3)" in page or path == "index.md"
+
+
+# --- the entry chrome's HTML ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("directory_urls", "from_page", "to_path", "anchor", "expected"),
+    [
+        (True, "topics/a/index.md", "tags.md", "tag-x", "../../tags/#tag-x"),
+        (True, "topics/a/index.md", "topics/b/index.md", "e", "../b/#e"),
+        (True, "topics/a/index.md", "topics/a/index.md", "e", "#e"),
+        (True, "index.md", "topics/b/index.md", None, "topics/b/"),
+        (True, "topics/a/index.md", "index.md", None, "../../"),
+        (True, "topics/a/index.md", "slides/x.pdf", None, "../../slides/x.pdf"),
+        (True, "papers/by-year.md", "papers/by-venue.md", None, "../by-venue/"),
+        (False, "topics/a/index.md", "tags.md", "tag-x", "../../tags.html#tag-x"),
+        (False, "papers/by-year.md", "papers/by-venue.md", None, "by-venue.html"),
+        (False, "topics/a/index.md", "index.md", None, "../../index.html"),
+    ],
+)
+def test_chrome_links_are_the_urls_mkdocs_would_write(
+    directory_urls: bool, from_page: str, to_path: str, anchor: str | None, expected: str
+) -> None:
+    from mlsys_kb.model import Catalog
+    from mlsys_kb.render import Site
+
+    empty = Catalog({kind: [] for kind in ("topics", "venues", "tags", "papers", "decks")})
+    site = Site(empty, Options(directory_urls=directory_urls))
+    assert site.url(from_page, to_path, anchor) == expected
+
+
+def test_the_built_site_has_the_chrome_links_the_renderer_meant(tmp_path: Path) -> None:
+    """Every internal href the chrome writes resolves to a built page: MkDocs does not
+    rewrite or check raw HTML, so this is checked on a real build."""
+    from mlsys_kb.build import build
+
+    project = tmp_path / "project"
+    shutil.copytree(GOLDEN / "project", project)
+    (project / "mkdocs.yml").write_text(
+        "site_name: t\nuse_directory_urls: false\nplugins:\n  - mlsys-kb\n"
+        "markdown_extensions:\n  - attr_list\n  - toc:\n      permalink: true\n",
+        encoding="utf-8",
+    )
+    (project / "docs").mkdir(exist_ok=True)
+    assert build(project, project / "site") == 0
+    page = project / "site" / "topics" / "training" / "index.html"
+    hrefs = re.findall(r'href="([^"#]+\.html)(?:#[^"]*)?"', page.read_text(encoding="utf-8"))
+    assert "../gnn/index.html" in hrefs and "../../tags.html" in hrefs
+    for href in hrefs:
+        assert (page.parent / href).resolve().is_file(), href
+
+
+def test_a_paper_button_that_repeats_the_doi_is_left_out() -> None:
+    from mlsys_kb.model import Entry
+    from mlsys_kb.render.entries import links
+
+    def paper(**values: object) -> Entry:
+        return Entry("papers", "data/papers.yaml", (1, 1), {"id": "p", **values})
+
+    same = links(paper(url="https://doi.org/10.1/x", doi="10.1/x", arxiv="2101.00001"))
+    assert [label for label, _ in same] == ["arXiv", "DOI"]
+    other = links(paper(url="https://example.org/p", doi="10.1/x"))
+    assert [label for label, _ in other] == ["Paper", "DOI"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text() | st.from_regex(r"https?://[a-z.]+[/?#][ -~]*", fullmatch=True))
+def test_the_fast_path_for_plain_urls_agrees_with_the_full_check(url: str) -> None:
+    from urllib.parse import quote
+
+    from mlsys_kb.render.text import _PLAIN_HTTP, href
+    from mlsys_kb.validate import url_problem
+
+    if _PLAIN_HTTP.fullmatch(url):
+        assert url_problem(url) is None
+        assert href(url) == quote(url, safe="/:?#@!$&+,;=%-._~") == url

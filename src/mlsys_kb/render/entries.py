@@ -23,12 +23,15 @@ def links(entry: Entry) -> list[tuple[str, str]]:
     kind = entry.kind
     found: list[tuple[str, str]] = []
     if kind == "papers":
-        if entry.get("url"):
+        arxiv = f"https://arxiv.org/abs/{entry['arxiv']}" if entry.get("arxiv") else None
+        doi = f"https://doi.org/{entry['doi']}" if entry.get("doi") else None
+        # A "Paper" button that goes where the arXiv or DOI button goes is left out.
+        if entry.get("url") and entry["url"] not in (arxiv, doi):
             found.append(("Paper", entry["url"]))
-        if entry.get("arxiv"):
-            found.append(("arXiv", f"https://arxiv.org/abs/{entry['arxiv']}"))
-        if entry.get("doi"):
-            found.append(("DOI", f"https://doi.org/{entry['doi']}"))
+        if arxiv:
+            found.append(("arXiv", arxiv))
+        if doi:
+            found.append(("DOI", doi))
         for name, label in (("pdf", "PDF"), ("code", "Code"), ("slides", "Slides")):
             if entry.get(name):
                 found.append((label, entry[name]))
@@ -165,10 +168,10 @@ def cross_links(entry: Entry, site: Site, page: str) -> str:
 
 def bibtex_block(entry: Entry, site: Site) -> str:
     """The collapsible BibTeX of a paper: the markup pymdownx.details and a code fence
-    would give, written directly, and kept out of the search index."""
+    would give, written directly."""
     source = escape(site.bibtex[entry.id].rstrip(), quote=False)
     return (
-        '<details class="quote" data-search-exclude>\n<summary>BibTeX</summary>\n'
+        '<details class="quote">\n<summary>BibTeX</summary>\n'
         f'<pre class="bibtex"><code>{source}</code></pre>\n</details>'
     )
 
@@ -188,17 +191,21 @@ def entry_block(entry: Entry, site: Site, page: str) -> str:
         lines.append("")
     if entry.kind == "decks" and not entry.get("file") and not entry.get("url"):
         lines += ["*Slides not yet in the archive.*", ""]
-    # The chrome below is navigation, not content: HTML kept out of the search index so
-    # that hits land on entries. HTML because Python-Markdown's inline links cost about
-    # 0.1 ms each, and 10,000 entries carry over 100,000 of them (docs/benchmarks.md).
+    # The chrome below is navigation, not content: HTML in one block, kept out of the
+    # search index so that hits land on entries. HTML because Python-Markdown's inline
+    # links cost about 0.1 ms each, and 10,000 entries carry over 100,000 of them
+    # (docs/benchmarks.md); one block because each raw HTML block has a cost of its own.
+    chrome = []
     buttons = button_row(entry, site, page)
     if buttons:
-        lines += [f'<p class="entry-links" data-search-exclude>{buttons}</p>', ""]
+        chrome.append(f'<p class="entry-links">{buttons}</p>')
     cross = cross_links(entry, site, page)
     if cross:
-        lines += [f'<p class="entry-meta" data-search-exclude>{cross}</p>', ""]
+        chrome.append(f'<p class="entry-meta">{cross}</p>')
     if entry.kind == "papers":
-        lines += [bibtex_block(entry, site), ""]
+        chrome.append(bibtex_block(entry, site))
+    if chrome:
+        lines += ['<div class="entry-chrome" data-search-exclude>', *chrome, "</div>", ""]
     return "\n".join(lines)
 
 
