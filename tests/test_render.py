@@ -181,3 +181,27 @@ def test_the_fast_path_for_plain_urls_agrees_with_the_full_check(url: str) -> No
     if _PLAIN_HTTP.fullmatch(url):
         assert url_problem(url) is None
         assert href(url) == quote(url, safe="/:?#@!$&+,;=%-._~") == url
+
+
+def test_search_finds_each_entry_at_its_own_block_only(tmp_path: Path) -> None:
+    """Lists of entries shown elsewhere stay out of the index: Material would index them as
+    text of the entry above, and a search for a title would land on the wrong entry."""
+    from mlsys_kb.build import build
+
+    project = tmp_path / "project"
+    shutil.copytree(GOLDEN / "project", project)
+    (project / "mkdocs.yml").write_text(
+        "site_name: t\ntheme:\n  name: material\n  font: false\n"
+        "plugins:\n  - search\n  - mlsys-kb\n"
+        "markdown_extensions:\n  - attr_list\n  - toc:\n      permalink: true\n",
+        encoding="utf-8",
+    )
+    (project / "docs").mkdir(exist_ok=True)
+    assert build(project, project / "site") == 0
+    index = json.loads((project / "site" / "search" / "search_index.json").read_text())
+    docs = {doc["location"]: doc for doc in index["docs"]}
+    # beta2020second is on the gnn page, followed by the list that links alpha2022first
+    assert "topics/gnn/#beta2020second" in docs
+    assert "Alpha" not in docs["topics/gnn/#beta2020second"]["text"]
+    holding = [loc for loc, doc in docs.items() if "First Paper" in doc["title"] + doc["text"]]
+    assert holding == ["topics/training/#alpha2022first"]

@@ -231,6 +231,15 @@ def entry_line(entry: Entry, site: Site, page: str, *, detail: bool = True) -> s
     return f"<li>{link}{extra}</li>"
 
 
-def entry_list(items: list[str]) -> list[str]:
-    """Lines of an HTML list of ``entry_line`` items, as a block of its own."""
-    return ['<ul class="entry-list">', *items, "</ul>", ""] if items else []
+def entry_list(items: list[str], lead: str | None = None, *, searchable: bool = True) -> list[str]:
+    """Lines of an HTML list of ``entry_line`` items, after an optional lead sentence, as a
+    block of its own. Lists that repeat entries shown elsewhere are not ``searchable``:
+    Material indexes a list with the section above it, so a search for a title would
+    land on whichever entry precedes the list rather than on the entry itself."""
+    if not items:
+        return []
+    block = [f"<p>{html(lead)}</p>"] if lead else []
+    block += ['<ul class="entry-list">', *items, "</ul>"]
+    if not searchable:
+        block = ['<div class="entry-index" data-search-exclude>', *block, "</div>"]
+    return [*block, ""]

@@ -55,9 +55,8 @@ def home(site: Site) -> str:
         "## Recently added",
         "",
     ]
-    lines += entry_list(
-        [entry_line(e, site, page) for e in recent_entries(site)[: site.options.recent]]
-    )
+    recent = recent_entries(site)[: site.options.recent]
+    lines += entry_list([entry_line(e, site, page) for e in recent], searchable=False)
     lines += [
         "## Browse",
         "",
@@ -107,8 +106,8 @@ def topic(site: Site, topic_id: str, overview: str | None = None) -> str:
         for item in here:
             lines.append(entry_block(item, site, page))
         if elsewhere:
-            lines += ["Also in this topic:", ""]
-            lines += entry_list([entry_line(item, site, page) for item in elsewhere])
+            items = [entry_line(item, site, page) for item in elsewhere]
+            lines += entry_list(items, "Also in this topic:", searchable=False)
     if not any(groups.values()) and not children:
         lines += ["No entries yet.", ""]
     return "\n".join(lines)
