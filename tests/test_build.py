@@ -170,6 +170,41 @@ def test_renderer_refuses_unsafe_urls_even_without_the_validator() -> None:
     assert "data:text" not in html.split("<details")[0]
 
 
+def test_every_value_stays_text_even_without_the_validator() -> None:
+    """The renderer escapes every text value it prints, not only the free-text fields: with
+    the validator bypassed, a state or a date could hold markup too. (Types stay as the
+    validator guarantees them: a year is still a number.)"""
+    import markdown
+
+    catalog, problems = validate.load(ROOT)
+    assert problems == []
+    references = {"id", "topics", "tags", "venue", "papers", "parent"}
+    for kind in catalog.entries:
+        for index, entry in enumerate(catalog[kind]):
+            payload = PAYLOADS[index % len(PAYLOADS)]
+            for name, value in list(entry.values.items()):
+                if name in references or name.endswith(("url", "pdf", "code", "slides", "video")):
+                    continue
+                if isinstance(value, list):
+                    entry.values[name] = [*value, payload]
+                elif isinstance(value, str):
+                    entry.values[name] = f"{value} {payload}"
+    files = render_site(catalog)
+    pages = [text for path, text in files.items() if path.endswith(".md")]
+    assert len(pages) > 20
+    for text in pages:
+        html = markdown.markdown(
+            text, extensions=["attr_list", "toc", "pymdownx.details", "pymdownx.superfences"]
+        )
+        scan = _Scan()
+        scan.feed(html)
+        assert scan.found == [], scan.found
+        assert "<script>" not in html and "<img src=x" not in html
+    for path, text in files.items():  # charts (SVG, opened directly they run scripts) and feed
+        if path.endswith((".svg", ".xml")):
+            assert "<script" not in text and "<img" not in text and "<a " not in text, path
+
+
 def test_build_with_a_bad_catalog_prints_problems_and_keeps_the_old_site(tmp_path: Path) -> None:
     project = copy_project(tmp_path / "project")
     site = project / "site"

@@ -91,14 +91,14 @@ def byline(entry: Entry, site: Site) -> str:
         where = f"{md(venue['name'])} {entry.get('year', '')}" if venue else str(entry.get("year"))
         parts = [shown, f"**{where.strip()}**"]
     elif kind == "decks":
-        parts.append(f"**Seminar deck** · {entry.get('date') or 'undated'}")
+        parts.append(f"**Seminar deck** · {md(entry.get('date') or 'undated')}")
         if entry.get("presenters"):
             parts.append("presented by " + ", ".join(md(p) for p in entry["presenters"]))
     elif kind == "issues":
         state = entry["state"]
         parts = [
             f"**{md(entry['repo'])}#{entry['number']}**",
-            f"state: **{state}**",
+            f"state: **{md(state)}**",
         ]
         if entry.get("versions"):
             parts.append("versions " + ", ".join(md(v) for v in entry["versions"]))
@@ -107,7 +107,7 @@ def byline(entry: Entry, site: Site) -> str:
         if entry.get("authors"):
             parts.append(", ".join(md(a) for a in entry["authors"]))
         if entry.get("date"):
-            parts.append(entry["date"])
+            parts.append(md(entry["date"]))
         if entry.get("language"):
             parts.append(f"language: {md(entry['language'])}")
     return " · ".join(part for part in parts if part)
@@ -220,14 +220,14 @@ def entry_line(entry: Entry, site: Site, page: str, *, detail: bool = True) -> s
         venue = site.venues.get(entry.get("venue", ""))
         authors = entry.get("authors", [])
         lead = html(authors[0]) + (" et al." if len(authors) > 1 else "") if authors else ""
-        where = f"{html(venue['name'])} {entry.get('year', '')}" if venue else ""
+        where = html(f"{venue['name']} {entry.get('year', '')}") if venue else ""
         extra = " — " + ", ".join(part for part in (lead, where) if part)
     elif kind_label := {"decks": "seminar deck", "issues": "issue", "resources": "resource"}.get(
         entry.kind
     ):
         extra = f" — {kind_label}"
         if entry.kind == "issues":
-            extra += f", {entry['state']}"
+            extra += f", {html(entry['state'])}"
     return f"<li>{link}{extra}</li>"
 
 
