@@ -389,3 +389,24 @@ VENUES = [
 )
 def test_venues_are_matched_by_title_or_short_name(hints: list[str], expected: list[str]):
     assert naming.match_venues(VENUES, hints) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("120", 120.0),
+        (" 7 ", 7.0),
+        ("Wed, 21 Oct 2015 07:28:00 GMT", 0.0),  # in the past: now
+        ("Wed, 21 Oct 2015 07:28:00 -0000", 0.0),  # parsed without a zone: taken as UTC
+        ("Thu, 22 Oct 2015 07:28:00 -0000", 86400.0),
+        ("soon", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_retry_after_reads_seconds_and_http_dates(value: str | None, seconds: float | None):
+    from datetime import UTC, datetime
+
+    from mlsys_kb.retry_after import retry_after
+
+    assert retry_after(value, now=datetime(2015, 10, 21, 7, 28, tzinfo=UTC)) == seconds

@@ -75,6 +75,13 @@ class Web(BaseHTTPRequestHandler):
                 first = path not in self.once
                 self.once.add(path)
             self._answer(429, {"Retry-After": "0"}) if first else self._answer(200)
+        elif path == "/busy-dated":
+            # An HTTP date in the past with the "-0000" zone, which parses to a naive time.
+            with self.lock:
+                first = path not in self.once
+                self.once.add(path)
+            dated = {"Retry-After": "Wed, 21 Oct 2015 07:28:00 -0000"}
+            self._answer(429, dated) if first else self._answer(200)
         elif path == "/error":
             self._answer(500)
         elif path == "/forbidden":
@@ -181,6 +188,7 @@ PATHS = {
     "gone410": "/gone410",
     "busy": "/busy",
     "busy-once": "/busy-once",
+    "busy-dated": "/busy-dated",
     "error": "/error",
     "forbidden": "/forbidden",
     "walled": "/to-walled",
@@ -231,6 +239,7 @@ def test_first_run_classifies_every_answer(
         "gone410": ("pending", "gone"),
         "busy": ("pending", "transient"),
         "busy-once": ("ok", "ok"),  # Retry-After: 0 honoured once
+        "busy-dated": ("ok", "ok"),  # a date already past: retried at once
         "error": ("pending", "transient"),
         "forbidden": ("pending", "forbidden"),  # 127.0.0.1 is not on the allowlist
         "walled": ("allowed", "forbidden"),  # redirected to a listed host

@@ -20,7 +20,6 @@ client at a local server:
 
 from __future__ import annotations
 
-import email.utils
 import http.client
 import os
 import socket
@@ -29,10 +28,10 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from .. import __version__
+from ..retry_after import retry_after
 
 ARXIV_API = ("MLSYS_KB_ARXIV_API", "https://export.arxiv.org/api/query")
 CROSSREF_API = ("MLSYS_KB_CROSSREF_API", "https://api.crossref.org")
@@ -119,7 +118,12 @@ class Client:
                         f"{service} answered HTTP {error.code} {error.reason} "
                         f"{attempts} times; try again later"
                     ) from None
-                self._wait(_retry_after(error.headers), attempt, service, error.code)
+                self._wait(
+                    retry_after((error.headers or {}).get("Retry-After")),
+                    attempt,
+                    service,
+                    error.code,
+                )
             except urllib.error.URLError as error:
                 reason = error.reason
                 if isinstance(reason, TimeoutError):
@@ -166,23 +170,6 @@ def _read(answer: object, service: str) -> bytes:
     if len(body) > MAX_BODY:
         raise FetchError(f"{service} sent more than {MAX_BODY // 1048576} MiB; refusing it")
     return body
-
-
-def _retry_after(headers: Mapping[str, str] | None) -> float | None:
-    """Seconds the server asks us to wait: ``Retry-After`` as seconds or an HTTP date."""
-    value = (headers or {}).get("Retry-After")
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 def _reason(reason: object) -> str:

@@ -17,7 +17,6 @@ down: the run says so, leaves the cache as it was and exits with its own status.
 from __future__ import annotations
 
 import datetime as dt
-import email.utils
 import http.client
 import json
 import os
@@ -39,6 +38,7 @@ import yaml
 
 from .. import __version__, validate
 from ..model import Catalog
+from ..retry_after import retry_after
 from ..schema import ENTRY_KINDS, KINDS, Type
 
 USER_AGENT = (
@@ -255,19 +255,6 @@ def _opener() -> urllib.request.OpenerDirector:
     return urllib.request.build_opener(_Redirects())
 
 
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, (when - dt.datetime.now(dt.UTC)).total_seconds())
-
-
 def _classify_status(
     code: int, reason: str, final_url: str | None, forbidden: frozenset[int]
 ) -> Outcome:
@@ -324,7 +311,7 @@ def fetch(url: str, config: Config, forbidden: frozenset[int] = frozenset()) -> 
         except urllib.error.HTTPError as error:
             final_url = getattr(error, "filename", None) or url
             try:
-                wait = _retry_after(error.headers.get("Retry-After")) if error.headers else None
+                wait = retry_after(error.headers.get("Retry-After")) if error.headers else None
                 outcome = _classify_status(error.code, str(error.reason), final_url, forbidden)
             finally:
                 error.close()
