@@ -66,6 +66,12 @@ def _anchor(text: str, url: str | None) -> str | None:
     return f'<a href="{url}">{html(text)}</a>' if url else None
 
 
+def page_link(site: Site, page: str, text_html: str, to: str, anchor: str | None = None) -> str:
+    """A link, as HTML, from ``page`` to a generated page (or an anchor on it); the text
+    is HTML already escaped."""
+    return f'<a href="{path_href(site.url(page, to, anchor))}">{text_html}</a>'
+
+
 def button_row(entry: Entry, site: Site, page: str) -> str:
     """The typed link buttons (Paper, arXiv, DOI, PDF, Code, Slides, Video) as HTML."""
     buttons = []
@@ -130,7 +136,7 @@ def cross_links(entry: Entry, site: Site, page: str) -> str:
     """Topics, tags, decks and the edit link of an entry, as HTML."""
 
     def link(text: str, to: str, anchor: str | None = None) -> str:
-        return f'<a href="{path_href(site.url(page, to, anchor))}">{html(text)}</a>'
+        return page_link(site, page, html(text), to, anchor)
 
     parts = []
     # The page's own topic goes without saying; the others are linked.
@@ -211,8 +217,7 @@ def entry_block(entry: Entry, site: Site, page: str) -> str:
 
 def entry_line(entry: Entry, site: Site, page: str, *, detail: bool = True) -> str:
     """One list item, HTML, linking to the entry's permalink: index pages list thousands."""
-    target = path_href(site.url(page, home_page(entry), entry.id))
-    link = f'<a href="{target}">{html_code(entry_title(entry))}</a>'
+    link = page_link(site, page, html_code(entry_title(entry)), home_page(entry), entry.id)
     if not detail:
         return f"<li>{link}</li>"
     extra = ""

@@ -6,9 +6,9 @@ from collections import Counter, defaultdict
 
 from ..model import Entry
 from ..schema import ENTRY_KINDS
-from .entries import entry_block, entry_line, entry_list
+from .entries import entry_block, entry_line, entry_list, page_link
 from .site import KIND_TITLES, Site, entry_title, home_page, newest_first, relative, topic_page
-from .text import html, html_code, md, md_code, path_href
+from .text import html, html_code, md, md_code
 
 NO_SEARCH = "---\nsearch:\n  exclude: true\n---\n\n"  # index pages: search lands on entries
 
@@ -184,8 +184,7 @@ def decks(site: Site) -> str:
         extra = ""
         if reviews:
             extra = " — reviews " + ", ".join(
-                f'<a href="{path_href(site.url(page, home_page(p), p.id))}">'
-                f"{html_code(entry_title(p))}</a>"
+                page_link(site, page, html_code(entry_title(p)), home_page(p), p.id)
                 for p in reviews
             )
         rows.append(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html as _html
 import re
+from collections.abc import Callable
 from urllib.parse import quote
 
 from ..validate import url_problem
@@ -38,18 +39,24 @@ def md_code(text: object) -> str:
     A code span's content is literal in Markdown (HTML in it is escaped), so only an
     unpaired backtick needs care: it is escaped like any other character.
     """
+    return _with_code(text, _escape, lambda part: f"`{part}`")
+
+
+def _with_code(text: object, escape: Callable[[str], str], code: Callable[[str], str]) -> str:
+    """``text`` on one line, `backticked` parts through ``code`` and the rest through
+    ``escape``; an unpaired or empty pair of backticks is escaped as text."""
     flat = " ".join(str(text).split())
     parts = flat.split("`")
-    if len(parts) % 2 == 0:  # an unpaired backtick: no code spans at all
-        return _escape(flat)
+    if len(parts) % 2 == 0:  # an unpaired backtick: no code at all
+        return escape(flat)
     out = []
     for index, part in enumerate(parts):
         if index % 2 == 0:
-            out.append(_escape(part))
+            out.append(escape(part))
         elif part.strip():
-            out.append(f"`{part}`")
+            out.append(code(part))
         else:
-            out.append(_escape(f"`{part}`"))
+            out.append(escape(f"`{part}`"))
     return "".join(out)
 
 
@@ -84,30 +91,17 @@ def html(text: object) -> str:
 
 def html_code(text: object) -> str:
     """Like ``html``, but `backticked` parts become code elements, as ``md_code`` does."""
-    flat = " ".join(str(text).split())
-    parts = flat.split("`")
-    if len(parts) % 2 == 0:  # an unpaired backtick: no code at all
-        return _html.escape(flat, quote=True)
-    out = []
-    for index, part in enumerate(parts):
-        if index % 2 == 0:
-            out.append(_html.escape(part, quote=True))
-        elif part.strip():
-            out.append(f"<code>{_html.escape(part, quote=True)}</code>")
-        else:
-            out.append(_html.escape(f"`{part}`", quote=True))
-    return "".join(out)
+    return _with_code(text, _html_escape, lambda part: f"<code>{_html_escape(part)}</code>")
+
+
+def _html_escape(text: str) -> str:
+    return _html.escape(text, quote=True)
 
 
 def html_href(url: str) -> str | None:
     """An href attribute value for ``url``, or None for a URL that may not be linked."""
     target = href(url)
     return None if target is None else _html.escape(target, quote=True)
-
-
-def code(text: str) -> str:
-    """Text for a fenced code block: a fence inside the text must not close ours."""
-    return text.replace("```", "` ` `")
 
 
 def slug(text: str) -> str:
