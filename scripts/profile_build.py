@@ -58,6 +58,8 @@ def profile(project: Path) -> list[tuple[str, float]]:
 
     stages = [
         (CatalogPlugin, "on_config", "mlsys-kb plugin: validate and render"),
+        (CatalogPlugin, "on_page_markdown", "mlsys-kb plugin: lift HTML blocks"),
+        (CatalogPlugin, "on_post_page", "mlsys-kb plugin: put HTML blocks back"),
         (markdown.Markdown, "convert", "Python-Markdown conversion, in all"),
         (markdown.preprocessors.HtmlBlockPreprocessor, "run", "  raw HTML blocks"),
         (pages._RawHTMLPreprocessor, "run", "  MkDocs' anchor scan of raw HTML"),

@@ -27,6 +27,7 @@ from mkdocs.structure.files import File, Files
 from . import validate
 from .bibtex import bibliography
 from .model import Catalog
+from .rawhtml import Lifted
 from .render import Options, render_site
 
 log = get_plugin_logger(__name__)
@@ -39,6 +40,9 @@ class CatalogConfig(Config):
     recent = config_options.Type(int, default=10)
     overviews_dir = config_options.Type(str, default="overviews")  # under docs_dir
     guides_dir = config_options.Type(str, default="guides")
+    # Carry the generated HTML blocks past Python-Markdown (see rawhtml.py); the pages come
+    # out the same either way, so false only makes the build slower.
+    lift_html = config_options.Type(bool, default=True)
 
 
 class CatalogPlugin(BasePlugin[CatalogConfig]):
@@ -46,6 +50,7 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
         self.catalog: Catalog | None = None
         self.generated: dict[str, str] = {}
         self.root = Path(".")
+        self.lifted = Lifted()
 
     def on_config(self, config: Any) -> Any:
         base = Path(config.config_file_path or "mkdocs.yml").resolve().parent
@@ -55,6 +60,7 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
             listing = "\n".join(str(problem) for problem in problems)
             raise PluginError(f"mlsys-kb: the catalogs have {len(problems)} problem(s):\n{listing}")
         self.catalog = catalog
+        self.lifted = Lifted()
         docs = Path(config.docs_dir)
         overviews = {
             path.stem: f"{self.config.overviews_dir}/{path.name}"
@@ -146,6 +152,17 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
                 source = self.root / deck["file"]
                 files.append(File.generated(config, deck["file"], abs_src_path=str(source)))
         return files
+
+    def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Files) -> str:
+        if self.config.lift_html and page.file.src_uri in self.generated:
+            return self.lifted.lift(page.file.src_uri, markdown)
+        return markdown
+
+    def on_post_page(self, output: str, page: Any, config: Any) -> str:
+        try:
+            return self.lifted.restore(page.file.src_uri, output)
+        except ValueError as error:
+            raise PluginError(f"mlsys-kb: {page.file.src_uri}: {error}") from None
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         # Editing a catalog under `mkdocs serve` rebuilds and reloads the page.
