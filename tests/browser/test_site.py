@@ -50,6 +50,8 @@ def _search(page, base_url, query: str) -> list[str]:
         ("FSDP", "#zhao2023pytorch"),
         ("torchrun", "multi-node-torchrun"),
         ("lazy wrapper should be called at most once", "#pytorch-90613"),
+        ("Harlap", "#narayanan2019pipedream"),  # an author
+        ("METIS", "#zheng2020distdgl"),  # a word only in the summary
     ],
 )
 def test_search_puts_the_entry_among_the_top_results(page, base_url, query, expected) -> None:

@@ -189,12 +189,7 @@ def entry_block(entry: Entry, site: Site, page: str) -> str:
     if by:
         lines += [by, ""]
     for paragraph in body(entry):
-        lines.append(paragraph)
-        if entry.kind == "papers":
-            # Searches find papers by title, author and venue; summaries stay out of the
-            # index, which keeps it small enough to load fast at 10,000 entries.
-            lines.append("{ data-search-exclude }")
-        lines.append("")
+        lines += [paragraph, ""]
     if entry.kind == "decks" and not entry.get("file") and not entry.get("url"):
         lines += ["*Slides not yet in the archive.*", ""]
     # The chrome below is navigation, not content: HTML in one block, kept out of the
