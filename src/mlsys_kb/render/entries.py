@@ -15,8 +15,6 @@ from ..model import Entry
 from .site import Site, entry_title, home_page, topic_page
 from .text import html, html_code, html_href, md, md_code, path_href
 
-AUTHORS_SHOWN = 8
-
 
 def links(entry: Entry) -> list[tuple[str, str]]:
     """Typed links of an entry, label and URL, in reading order; derived ones included."""
@@ -90,9 +88,8 @@ def byline(entry: Entry, site: Site) -> str:
     parts: list[str] = []
     if kind == "papers":
         authors = entry.get("authors", [])
-        shown = ", ".join(md(name) for name in authors[:AUTHORS_SHOWN])
-        if len(authors) > AUTHORS_SHOWN:
-            shown += f", … ({len(authors)} authors)"
+        # Every author: readers search for the last, senior ones as often as the first.
+        shown = ", ".join(md(name) for name in authors)
         venue = site.venues.get(entry.get("venue", ""))
         where = f"{md(venue['name'])} {entry.get('year', '')}" if venue else str(entry.get("year"))
         parts = [shown, f"**{where.strip()}**"]
