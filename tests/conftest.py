@@ -17,6 +17,4 @@ def project(tmp_path: Path) -> Path:
         source = ROOT / name
         if source.exists():
             shutil.copytree(source, tmp_path / name)
-        else:
-            (tmp_path / name).mkdir()
     return tmp_path

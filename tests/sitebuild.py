@@ -46,13 +46,23 @@ def serve(directory: Path) -> Iterator[str]:
 
 
 def copy_project(target: Path) -> Path:
-    """A copy of the project's site sources (mkdocs.yml, docs, data, slides) to build in."""
+    """A copy of the project's site sources (mkdocs.yml, docs, data, slides) to build in, as
+    a fresh clone has them: a folder git does not hold (an empty slides/) is not made."""
     import shutil
 
+    target.mkdir(parents=True, exist_ok=True)
     for name in ("data", "docs", "slides", "schemas"):
-        if (ROOT / name).exists():
+        if _tracked(name):
             shutil.copytree(ROOT / name, target / name)
-        else:
-            (target / name).mkdir()
     shutil.copy(ROOT / "mkdocs.yml", target / "mkdocs.yml")
     return target
+
+
+def _tracked(name: str) -> bool:
+    """Whether git holds any file under `name` (what a fresh clone would have)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--", name], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    if listed.returncode != 0:  # not a git checkout (a source archive): what is on disk
+        return (ROOT / name).exists()
+    return bool(listed.stdout.strip())

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -271,14 +272,16 @@ def _get(url: str) -> str:
 
 
 def test_serve_rebuilds_when_a_catalog_changes(tmp_path: Path) -> None:
+    # As a fresh clone has it: with no slides/ folder, which once crashed the file watcher.
     project = copy_project(tmp_path / "project")
+    shutil.rmtree(project / "slides", ignore_errors=True)
     port = _free_port()
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     server = subprocess.Popen(
         [
             sys.executable,
             "-m",
-            "mkdocs",
+            "mlsys_kb.cli",
             "serve",
             "--dev-addr",
             f"127.0.0.1:{port}",
@@ -287,6 +290,7 @@ def test_serve_rebuilds_when_a_catalog_changes(tmp_path: Path) -> None:
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        start_new_session=True,  # `mlsys-kb serve` runs MkDocs as a child: stop both
     )
     # `mkdocs serve` serves under the path of site_url, as the hosted site does.
     site_url = re.search(r"^site_url: *(\S+)", (project / "mkdocs.yml").read_text(), re.M)
@@ -302,6 +306,8 @@ def test_serve_rebuilds_when_a_catalog_changes(tmp_path: Path) -> None:
             except OSError:
                 time.sleep(0.5)
         assert "DistDGL" in page
+        # The entries' chrome is back in place of the plugin's markers under serve too.
+        assert 'class="entry-chrome"' in page and "<!--mlsys-kb:" not in page
         topics = project / "data" / "topics.yaml"
         text = topics.read_text(encoding="utf-8")
         topics.write_text(
@@ -317,6 +323,6 @@ def test_serve_rebuilds_when_a_catalog_changes(tmp_path: Path) -> None:
         else:
             pytest.fail("the page did not change after editing data/topics.yaml")
     finally:
-        server.terminate()
+        os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=20)
     shutil.rmtree(project / "site", ignore_errors=True)

@@ -391,6 +391,7 @@ def deck(kb: Project, deck_id: str, file: str) -> str:
 
 
 def test_deck_slide_files(kb: Project) -> None:
+    (kb.root / "slides").mkdir(exist_ok=True)
     (kb.root / "slides" / "real.pdf").write_bytes(b"%PDF-1.4\n")
     (kb.root / "secret.txt").write_text("not slides\n")
     (kb.root / "slides" / "escape.pdf").symlink_to(kb.root / "secret.txt")

@@ -165,9 +165,12 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
             raise PluginError(f"mlsys-kb: {page.file.src_uri}: {error}") from None
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
-        # Editing a catalog under `mkdocs serve` rebuilds and reloads the page.
-        server.watch(str(self.root / validate.DATA_DIR))
-        server.watch(str(self.root / validate.SLIDES_DIR))
+        # Editing a catalog under `mkdocs serve` rebuilds and reloads the page. A fresh clone
+        # has no slides/ until the first deck file is added (git keeps no empty folders),
+        # and watching a missing folder makes MkDocs' file watcher crash.
+        for folder in (validate.DATA_DIR, validate.SLIDES_DIR):
+            if (self.root / folder).is_dir():
+                server.watch(str(self.root / folder))
         return server
 
 
