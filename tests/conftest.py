@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+
+from .sitebuild import copy_tracked
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -13,8 +14,5 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A copy of the real catalogs in a scratch directory, to break on purpose."""
-    for name in ("data", "slides", "schemas"):
-        source = ROOT / name
-        if source.exists():
-            shutil.copytree(source, tmp_path / name)
+    copy_tracked(("data", "slides", "schemas"), tmp_path)
     return tmp_path

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import shutil
 import subprocess
 import sys
 import threading
@@ -48,16 +49,20 @@ def serve(directory: Path) -> Iterator[str]:
 def copy_project(target: Path) -> Path:
     """A copy of the project's site sources (mkdocs.yml, docs, data, slides) to build in, as
     a fresh clone has them: a folder git does not hold (an empty slides/) is not made."""
-    import shutil
-
-    target.mkdir(parents=True, exist_ok=True)
-    for name in ("data", "docs", "slides", "schemas"):
-        if _tracked(name):
-            shutil.copytree(ROOT / name, target / name)
+    copy_tracked(("data", "docs", "slides", "schemas"), target)
     shutil.copy(ROOT / "mkdocs.yml", target / "mkdocs.yml")
     return target
 
 
+def copy_tracked(names: tuple[str, ...], target: Path) -> None:
+    """Copy the folders of the repository that a fresh clone has, and only those."""
+    target.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        if _tracked(name):
+            shutil.copytree(ROOT / name, target / name)
+
+
+@functools.cache
 def _tracked(name: str) -> bool:
     """Whether git holds any file under `name` (what a fresh clone would have)."""
     listed = subprocess.run(

@@ -415,6 +415,7 @@ def test_deck_slide_files(kb: Project) -> None:
 
 
 def test_deck_slide_files_that_are_not_usable_paths(kb: Project) -> None:
+    (kb.root / "slides").mkdir(exist_ok=True)
     (kb.root / "slides" / "loop-a").symlink_to("loop-b")
     (kb.root / "slides" / "loop-b").symlink_to("loop-a")
     nul = kb.append("decks", deck(kb, "nul", '"slides/a\\0b"'))
