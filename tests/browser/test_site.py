@@ -93,3 +93,27 @@ def test_no_horizontal_overflow_on_a_phone(browser, base_url, path) -> None:
     tab.screenshot(path=str(ROOT / "test-artifacts" / "screenshots" / f"phone-{name}.png"))
     context.close()
     assert width <= 375, f"{path} is {width}px wide at 375px"
+
+
+@pytest.mark.parametrize("chart", ["by-kind", "by-topic", "by-year"])
+def test_chart_labels_fit_inside_the_chart(browser, base_url, chart) -> None:
+    # The charts are SVG files shown as images; opened directly, Chromium lays out their
+    # text with real fonts, so a label cut off at the edge shows in its box. (Its own tab:
+    # the `page` fixture's full-page screenshot never finishes on a bare SVG document.)
+    context = browser.new_context()
+    tab = context.new_page()
+    tab.goto(urljoin(base_url, f"stats/{chart}.svg"))
+    boxes = tab.evaluate(
+        """() => {
+            const svg = document.documentElement;
+            const width = svg.viewBox.baseVal.width;
+            return [...svg.querySelectorAll('text')].map(t => {
+                const box = t.getBBox();
+                return [t.textContent, box.x, box.x + box.width, width];
+            });
+        }"""
+    )
+    context.close()
+    assert len(boxes) > 3
+    outside = [label for label, left, right, width in boxes if left < 0 or right > width]
+    assert outside == []
