@@ -117,3 +117,26 @@ def test_chart_labels_fit_inside_the_chart(browser, base_url, chart) -> None:
     assert len(boxes) > 3
     outside = [label for label, left, right, width in boxes if left < 0 or right > width]
     assert outside == []
+
+
+def _luminance(css_rgb: str) -> float:
+    red, green, blue = (int(n) / 255 for n in re.findall(r"\d+", css_rgb)[:3])
+
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_link_buttons_are_readable_in_both_colour_schemes(browser, base_url, scheme) -> None:
+    # The palette follows the reader's system setting; WCAG AA asks 4.5:1 for text.
+    context = browser.new_context(color_scheme=scheme)
+    context.route("https://api.github.com/**", lambda route: route.fulfill(body="{}"))
+    tab = context.new_page()
+    tab.goto(urljoin(base_url, "topics/gnn/"))
+    button = tab.locator(".entry-links a").first.evaluate("e => getComputedStyle(e).color")
+    ground = tab.evaluate("getComputedStyle(document.body).backgroundColor")
+    context.close()
+    lighter, darker = sorted((_luminance(button), _luminance(ground)), reverse=True)
+    assert (lighter + 0.05) / (darker + 0.05) >= 4.5, (scheme, button, ground)
