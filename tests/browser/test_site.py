@@ -95,28 +95,32 @@ def test_no_horizontal_overflow_on_a_phone(browser, base_url, path) -> None:
     assert width <= 375, f"{path} is {width}px wide at 375px"
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("chart", ["by-kind", "by-topic", "by-year"])
-def test_chart_labels_fit_inside_the_chart(browser, base_url, chart) -> None:
+def test_chart_labels_fit_and_read_inside_the_chart(browser, base_url, chart, scheme) -> None:
     # The charts are SVG files shown as images; opened directly, Chromium lays out their
     # text with real fonts, so a label cut off at the edge shows in its box. (Its own tab:
     # the `page` fixture's full-page screenshot never finishes on a bare SVG document.)
-    context = browser.new_context()
+    context = browser.new_context(color_scheme=scheme)
     tab = context.new_page()
     tab.goto(urljoin(base_url, f"stats/{chart}.svg"))
-    boxes = tab.evaluate(
+    ground = tab.evaluate("getComputedStyle(document.querySelector('.ground')).fill")
+    labels = tab.evaluate(
         """() => {
             const svg = document.documentElement;
             const width = svg.viewBox.baseVal.width;
             return [...svg.querySelectorAll('text')].map(t => {
                 const box = t.getBBox();
-                return [t.textContent, box.x, box.x + box.width, width];
+                return [t.textContent, box.x, box.x + box.width, width, getComputedStyle(t).fill];
             });
         }"""
     )
     context.close()
-    assert len(boxes) > 3
-    outside = [label for label, left, right, width in boxes if left < 0 or right > width]
+    assert len(labels) > 3
+    outside = [label for label, left, right, width, _ in labels if left < 0 or right > width]
     assert outside == []
+    faint = [label for label, *_, fill in labels if _contrast(fill, ground) < 4.5]
+    assert faint == [], (scheme, ground)
 
 
 def _luminance(css_rgb: str) -> float:
@@ -126,6 +130,12 @@ def _luminance(css_rgb: str) -> float:
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
 
     return 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
+
+
+def _contrast(one: str, other: str) -> float:
+    """WCAG contrast ratio of two CSS rgb() colours; AA asks 4.5 for text."""
+    lighter, darker = sorted((_luminance(one), _luminance(other)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -138,5 +148,4 @@ def test_link_buttons_are_readable_in_both_colour_schemes(browser, base_url, sch
     button = tab.locator(".entry-links a").first.evaluate("e => getComputedStyle(e).color")
     ground = tab.evaluate("getComputedStyle(document.body).backgroundColor")
     context.close()
-    lighter, darker = sorted((_luminance(button), _luminance(ground)), reverse=True)
-    assert (lighter + 0.05) / (darker + 0.05) >= 4.5, (scheme, button, ground)
+    assert _contrast(button, ground) >= 4.5, (scheme, button, ground)

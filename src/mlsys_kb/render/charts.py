@@ -11,35 +11,42 @@ WIDTH = 740  # the whole chart: wider would be scaled down to the page, text and
 # width for 13px sans-serif, so that no label is cut off at the left edge.
 CHAR_WIDTH = 7.2
 LONGEST_LABEL = 60  # characters; longer ones end in an ellipsis, whole in their tooltip
-FONT = "font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;font-size:13px"
+# The chart is an image, so the page's colour variables do not reach it: it brings its own
+# background and follows the reader's system setting, which the site's palette follows too.
+STYLE = (
+    "text{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;font-size:13px;"
+    "fill:#555}.title{font-weight:600}.ground{fill:#fff}.bar{fill:#4051b5}"
+    "@media (prefers-color-scheme:dark){text{fill:#c9cbd1}.ground{fill:#1e2129}"
+    ".bar{fill:#5c6bc0}}"
+)
 
 
 def bar_chart(title: str, rows: list[tuple[str, int]]) -> str:
-    """A horizontal bar chart; labels are escaped, colours follow the page's theme."""
+    """A horizontal bar chart; labels are escaped, readable on a light or a dark page."""
     top = max((value for _, value in rows), default=0) or 1
     longest = max((min(len(label), LONGEST_LABEL) for label, _ in rows), default=0)
     label_width = max(80, round(longest * CHAR_WIDTH) + 12)
     bars_width = WIDTH - label_width - 60  # what the labels leave, and room for the counts
-    height = len(rows) * (BAR_HEIGHT + GAP) + 40
+    height = len(rows) * (BAR_HEIGHT + GAP) + 44
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
         f'width="{WIDTH}" height="{height}" role="img" aria-label="{escape(title)}">',
         f"<title>{escape(title)}</title>",
-        f'<text x="0" y="18" style="{FONT};font-weight:600" fill="#555">{escape(title)}</text>',
+        f"<style>{STYLE}</style>",
+        '<rect class="ground" width="100%" height="100%" rx="4"/>',
+        f'<text class="title" x="8" y="20">{escape(title)}</text>',
     ]
     for index, (label, value) in enumerate(rows):
-        y = 32 + index * (BAR_HEIGHT + GAP)
+        y = 34 + index * (BAR_HEIGHT + GAP)
         bar = max(2, round(bars_width * value / top)) if value else 0
         shown = escape(label)
         if len(label) > LONGEST_LABEL:
             shown = f"<title>{shown}</title>{escape(label[: LONGEST_LABEL - 1])}…"
         parts += [
-            f'<text x="{label_width - 8}" y="{y + 15}" text-anchor="end" style="{FONT}" '
-            f'fill="#555">{shown}</text>',
-            f'<rect x="{label_width}" y="{y}" width="{bar}" height="{BAR_HEIGHT}" rx="3" '
-            'fill="#4051b5"/>',
-            f'<text x="{label_width + bar + 6}" y="{y + 15}" style="{FONT}" fill="#555">'
-            f"{value}</text>",
+            f'<text x="{label_width - 8}" y="{y + 15}" text-anchor="end">{shown}</text>',
+            f'<rect class="bar" x="{label_width}" y="{y}" width="{bar}" '
+            f'height="{BAR_HEIGHT}" rx="3"/>',
+            f'<text x="{label_width + bar + 6}" y="{y + 15}">{value}</text>',
         ]
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
