@@ -155,6 +155,13 @@ def test_the_built_site_has_the_chrome_links_the_renderer_meant(tmp_path: Path) 
     assert "../gnn/index.html" in hrefs and "../../tags.html" in hrefs
     for href in hrefs:
         assert (page.parent / href).resolve().is_file(), href
+    # The statistics charts, wide and narrow, are HTML too.
+    stats = project / "site" / "stats.html"
+    charts = re.findall(r'(?:src|srcset)="([^"]+)"', stats.read_text(encoding="utf-8"))
+    charts = [chart for chart in charts if chart.endswith(".svg")]
+    assert len(charts) == 6, charts
+    for chart in charts:
+        assert (stats.parent / chart).resolve().is_file(), chart
 
 
 def test_a_paper_button_that_repeats_the_doi_is_left_out() -> None:

@@ -96,7 +96,14 @@ def test_no_horizontal_overflow_on_a_phone(browser, base_url, path) -> None:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("chart", ["by-kind", "by-topic", "by-year"])
+@pytest.mark.parametrize(
+    "chart",
+    [
+        f"{name}{layout}"
+        for name in ("by-kind", "by-topic", "by-year")
+        for layout in ("", "-narrow")
+    ],
+)
 def test_chart_labels_fit_and_read_inside_the_chart(browser, base_url, chart, scheme) -> None:
     # The charts are SVG files shown as images; opened directly, Chromium lays out their
     # text with real fonts, so a label cut off at the edge shows in its box. (Its own tab:
@@ -149,3 +156,18 @@ def test_link_buttons_are_readable_in_both_colour_schemes(browser, base_url, sch
     ground = tab.evaluate("getComputedStyle(document.body).backgroundColor")
     context.close()
     assert _contrast(button, ground) >= 4.5, (scheme, button, ground)
+
+
+@pytest.mark.parametrize(("width", "layout"), [(375, "-narrow.svg"), (1280, "by-topic.svg")])
+def test_a_phone_gets_charts_it_does_not_have_to_shrink(browser, base_url, width, layout) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    context.route("https://api.github.com/**", lambda route: route.fulfill(body="{}"))
+    tab = context.new_page()
+    tab.goto(urljoin(base_url, "stats/"))
+    image = tab.locator("picture img").nth(1)
+    image.scroll_into_view_if_needed()
+    tab.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+    source, shown, natural = image.evaluate("i => [i.currentSrc, i.clientWidth, i.naturalWidth]")
+    context.close()
+    assert source.endswith(layout)
+    assert shown >= natural * 0.95, f"the chart is scaled to {shown / natural:.0%}"

@@ -13,10 +13,11 @@ from collections import Counter
 from ..model import Catalog
 from ..schema import ENTRY_KINDS, KINDS
 from . import pages
-from .charts import bar_chart
+from .charts import bar_chart, stacked_bar_chart
 from .entries import links
 from .feed import atom
 from .site import Options, Site, home_page, topic_page
+from .text import html, path_href
 
 __all__ = ["Options", "Site", "render_site"]
 
@@ -42,20 +43,29 @@ def stats(site: Site) -> tuple[str, dict[str, str]]:
     years = Counter(p.get("year") for p in site.catalog["papers"] if p.get("year"))
     by_year = [(str(year), count) for year, count in sorted(years.items())]
     kinds = [(pages.KIND_TITLES[k], len(site.catalog[k])) for k in ENTRY_KINDS]
-    charts = {
-        "stats/by-kind.svg": bar_chart("Entries by kind", kinds),
-        "stats/by-topic.svg": bar_chart("Entries by topic (with subtopics)", by_topic),
-        "stats/by-year.svg": bar_chart("Papers by year", by_year),
-    }
+    page = "stats.md"
     lines = [pages.NO_SEARCH + "# Statistics", ""]
     total = sum(count for _, count in kinds)
     lines += [f"{total} entries in all.", ""]
-    for path, title in (
-        ("stats/by-kind.svg", "Entries by kind"),
-        ("stats/by-topic.svg", "Entries by topic"),
-        ("stats/by-year.svg", "Papers by year"),
+    charts: dict[str, str] = {}
+    for name, heading, title, rows in (
+        ("by-kind", "Entries by kind", "Entries by kind", kinds),
+        ("by-topic", "Entries by topic", "Entries by topic (with subtopics)", by_topic),
+        ("by-year", "Papers by year", "Papers by year", by_year),
     ):
-        lines += [f"## {title}", "", f"![{title}]({path})", ""]
+        wide, narrow = f"stats/{name}.svg", f"stats/{name}-narrow.svg"
+        charts[wide] = bar_chart(title, rows)
+        charts[narrow] = stacked_bar_chart(title, rows)
+        # A phone gets the stacked layout: the wide one, scaled to its screen, had 6 px text.
+        lines += [
+            f"## {heading}",
+            "",
+            "<picture>",
+            f'<source media="(max-width: 36em)" srcset="{path_href(site.url(page, narrow))}">',
+            f'<img src="{path_href(site.url(page, wide))}" alt="{html(title)}">',
+            "</picture>",
+            "",
+        ]
     return "\n".join(lines), charts
 
 

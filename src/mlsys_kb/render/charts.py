@@ -6,7 +6,9 @@ from html import escape
 
 BAR_HEIGHT = 22
 GAP = 6
-WIDTH = 740  # the whole chart: wider would be scaled down to the page, text and all
+WIDTH = 680  # the content column at 1280 px is 688 px: wider would be scaled down, text too
+NARROW_WIDTH = 340  # the phone layout: a 375 px screen's content column
+NARROW_ROW = 38
 # Labels are sized without font metrics (the build measures no text): a generous average
 # width for 13px sans-serif, so that no label is cut off at the left edge.
 CHAR_WIDTH = 7.2
@@ -22,31 +24,59 @@ STYLE = (
 
 
 def bar_chart(title: str, rows: list[tuple[str, int]]) -> str:
-    """A horizontal bar chart; labels are escaped, readable on a light or a dark page."""
+    """A horizontal bar chart, labels left of the bars; escaped, readable on a light or a
+    dark page."""
     top = max((value for _, value in rows), default=0) or 1
     longest = max((min(len(label), LONGEST_LABEL) for label, _ in rows), default=0)
     label_width = max(80, round(longest * CHAR_WIDTH) + 12)
     bars_width = WIDTH - label_width - 60  # what the labels leave, and room for the counts
-    height = len(rows) * (BAR_HEIGHT + GAP) + 44
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
-        f'width="{WIDTH}" height="{height}" role="img" aria-label="{escape(title)}">',
-        f"<title>{escape(title)}</title>",
-        f"<style>{STYLE}</style>",
-        '<rect class="ground" width="100%" height="100%" rx="4"/>',
-        f'<text class="title" x="8" y="20">{escape(title)}</text>',
-    ]
+    body = []
     for index, (label, value) in enumerate(rows):
         y = 34 + index * (BAR_HEIGHT + GAP)
         bar = max(2, round(bars_width * value / top)) if value else 0
-        shown = escape(label)
-        if len(label) > LONGEST_LABEL:
-            shown = f"<title>{shown}</title>{escape(label[: LONGEST_LABEL - 1])}…"
-        parts += [
-            f'<text x="{label_width - 8}" y="{y + 15}" text-anchor="end">{shown}</text>',
+        body += [
+            f'<text x="{label_width - 8}" y="{y + 15}" text-anchor="end">'
+            f"{_label(label, LONGEST_LABEL)}</text>",
             f'<rect class="bar" x="{label_width}" y="{y}" width="{bar}" '
             f'height="{BAR_HEIGHT}" rx="3"/>',
             f'<text x="{label_width + bar + 6}" y="{y + 15}">{value}</text>',
         ]
-    parts.append("</svg>")
+    return _svg(title, WIDTH, len(rows) * (BAR_HEIGHT + GAP) + 44, body)
+
+
+def stacked_bar_chart(title: str, rows: list[tuple[str, int]]) -> str:
+    """The same chart for a phone: each label above its bar, so that it fits 340 px
+    without being scaled down."""
+    top = max((value for _, value in rows), default=0) or 1
+    bars_width = NARROW_WIDTH - 16 - 40
+    longest = (NARROW_WIDTH - 16) // CHAR_WIDTH
+    body = []
+    for index, (label, value) in enumerate(rows):
+        y = 34 + index * NARROW_ROW
+        bar = max(2, round(bars_width * value / top)) if value else 0
+        body += [
+            f'<text x="8" y="{y + 13}">{_label(label, int(longest))}</text>',
+            f'<rect class="bar" x="8" y="{y + 18}" width="{bar}" height="12" rx="2"/>',
+            f'<text x="{8 + bar + 6}" y="{y + 29}">{value}</text>',
+        ]
+    return _svg(title, NARROW_WIDTH, len(rows) * NARROW_ROW + 44, body)
+
+
+def _label(label: str, longest: int) -> str:
+    if len(label) <= longest:
+        return escape(label)
+    return f"<title>{escape(label)}</title>{escape(label[: longest - 1])}…"
+
+
+def _svg(title: str, width: int, height: int, body: list[str]) -> str:
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" role="img" aria-label="{escape(title)}">',
+        f"<title>{escape(title)}</title>",
+        f"<style>{STYLE}</style>",
+        '<rect class="ground" width="100%" height="100%" rx="4"/>',
+        f'<text class="title" x="8" y="20">{escape(title)}</text>',
+        *body,
+        "</svg>",
+    ]
     return "\n".join(parts) + "\n"
