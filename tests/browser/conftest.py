@@ -17,6 +17,7 @@ import pytest
 from mlsys_kb.chromium import ARGS, CHROMIUM
 
 from ..sitebuild import ROOT, build_site, copy_project, serve
+from .tabs import open_tab
 
 ARTIFACTS = ROOT / "test-artifacts" / "screenshots"
 
@@ -61,21 +62,13 @@ def browser() -> Iterator[object]:
 
 @pytest.fixture
 def page(browser, request):  # type: ignore[no-untyped-def]
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    # The hosted site shows the repository's stars from GitHub's API; this machine is
-    # offline, so that one request is answered locally instead of failing.
-    context.route(
-        "https://api.github.com/**",
-        lambda route: route.fulfill(status=200, content_type="application/json", body="{}"),
-    )
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    tab.on("pageerror", lambda e: errors.append(str(e)))
-    tab.console_errors = errors  # type: ignore[attr-defined]
-    yield tab
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    name = request.node.name.replace("/", "_").replace("[", "-").replace("]", "")
-    shutil.rmtree(ARTIFACTS / f"{name}.png", ignore_errors=True)
-    tab.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-    context.close()
+    with open_tab(browser, viewport={"width": 1280, "height": 900}) as tab:
+        errors: list[str] = []
+        tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        tab.on("pageerror", lambda e: errors.append(str(e)))
+        tab.console_errors = errors  # type: ignore[attr-defined]
+        yield tab
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        name = request.node.name.replace("/", "_").replace("[", "-").replace("]", "")
+        shutil.rmtree(ARTIFACTS / f"{name}.png", ignore_errors=True)
+        tab.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)

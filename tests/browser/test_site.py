@@ -10,6 +10,7 @@ import pytest
 from mlsys_kb import validate
 
 from ..sitebuild import ROOT
+from .tabs import open_tab
 
 CATALOG, _ = validate.load(ROOT)
 TOPICS = [topic.id for topic in CATALOG["topics"]]
@@ -84,14 +85,11 @@ PAGES = ["", "topics/gnn/", "topics/automatic-parallelism/", "papers/by-year/", 
 
 @pytest.mark.parametrize("path", PAGES)
 def test_no_horizontal_overflow_on_a_phone(browser, base_url, path) -> None:
-    context = browser.new_context(viewport={"width": 375, "height": 812})
-    context.route("https://api.github.com/**", lambda route: route.fulfill(body="{}"))
-    tab = context.new_page()
-    tab.goto(urljoin(base_url, path))
-    width = tab.evaluate("document.documentElement.scrollWidth")
-    name = path.strip("/").replace("/", "_") or "home"
-    tab.screenshot(path=str(ROOT / "test-artifacts" / "screenshots" / f"phone-{name}.png"))
-    context.close()
+    with open_tab(browser, viewport={"width": 375, "height": 812}) as tab:
+        tab.goto(urljoin(base_url, path))
+        width = tab.evaluate("document.documentElement.scrollWidth")
+        name = path.strip("/").replace("/", "_") or "home"
+        tab.screenshot(path=str(ROOT / "test-artifacts" / "screenshots" / f"phone-{name}.png"))
     assert width <= 375, f"{path} is {width}px wide at 375px"
 
 
@@ -108,21 +106,20 @@ def test_chart_labels_fit_and_read_inside_the_chart(browser, base_url, chart, sc
     # The charts are SVG files shown as images; opened directly, Chromium lays out their
     # text with real fonts, so a label cut off at the edge shows in its box. (Its own tab:
     # the `page` fixture's full-page screenshot never finishes on a bare SVG document.)
-    context = browser.new_context(color_scheme=scheme)
-    tab = context.new_page()
-    tab.goto(urljoin(base_url, f"stats/{chart}.svg"))
-    ground = tab.evaluate("getComputedStyle(document.querySelector('.ground')).fill")
-    labels = tab.evaluate(
-        """() => {
-            const svg = document.documentElement;
-            const width = svg.viewBox.baseVal.width;
-            return [...svg.querySelectorAll('text')].map(t => {
-                const box = t.getBBox();
-                return [t.textContent, box.x, box.x + box.width, width, getComputedStyle(t).fill];
-            });
-        }"""
-    )
-    context.close()
+    with open_tab(browser, color_scheme=scheme) as tab:
+        tab.goto(urljoin(base_url, f"stats/{chart}.svg"))
+        ground = tab.evaluate("getComputedStyle(document.querySelector('.ground')).fill")
+        labels = tab.evaluate(
+            """() => {
+                const svg = document.documentElement;
+                const width = svg.viewBox.baseVal.width;
+                return [...svg.querySelectorAll('text')].map(t => {
+                    const box = t.getBBox();
+                    return [t.textContent, box.x, box.x + box.width, width,
+                            getComputedStyle(t).fill];
+                });
+            }"""
+        )
     assert len(labels) > 3
     outside = [label for label, left, right, width, _ in labels if left < 0 or right > width]
     assert outside == []
@@ -148,26 +145,22 @@ def _contrast(one: str, other: str) -> float:
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_link_buttons_are_readable_in_both_colour_schemes(browser, base_url, scheme) -> None:
     # The palette follows the reader's system setting; WCAG AA asks 4.5:1 for text.
-    context = browser.new_context(color_scheme=scheme)
-    context.route("https://api.github.com/**", lambda route: route.fulfill(body="{}"))
-    tab = context.new_page()
-    tab.goto(urljoin(base_url, "topics/gnn/"))
-    button = tab.locator(".entry-links a").first.evaluate("e => getComputedStyle(e).color")
-    ground = tab.evaluate("getComputedStyle(document.body).backgroundColor")
-    context.close()
+    with open_tab(browser, color_scheme=scheme) as tab:
+        tab.goto(urljoin(base_url, "topics/gnn/"))
+        button = tab.locator(".entry-links a").first.evaluate("e => getComputedStyle(e).color")
+        ground = tab.evaluate("getComputedStyle(document.body).backgroundColor")
     assert _contrast(button, ground) >= 4.5, (scheme, button, ground)
 
 
 @pytest.mark.parametrize(("width", "layout"), [(375, "-narrow.svg"), (1280, "by-topic.svg")])
 def test_a_phone_gets_charts_it_does_not_have_to_shrink(browser, base_url, width, layout) -> None:
-    context = browser.new_context(viewport={"width": width, "height": 800})
-    context.route("https://api.github.com/**", lambda route: route.fulfill(body="{}"))
-    tab = context.new_page()
-    tab.goto(urljoin(base_url, "stats/"))
-    image = tab.locator("picture img").nth(1)
-    image.scroll_into_view_if_needed()
-    tab.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
-    source, shown, natural = image.evaluate("i => [i.currentSrc, i.clientWidth, i.naturalWidth]")
-    context.close()
+    with open_tab(browser, viewport={"width": width, "height": 800}) as tab:
+        tab.goto(urljoin(base_url, "stats/"))
+        image = tab.locator("picture img").nth(1)
+        image.scroll_into_view_if_needed()
+        loaded = "img => img.complete && img.naturalWidth > 0"
+        tab.wait_for_function(loaded, arg=image.element_handle())
+        sizes = "i => [i.currentSrc, i.clientWidth, i.naturalWidth]"
+        source, shown, natural = image.evaluate(sizes)
     assert source.endswith(layout)
     assert shown >= natural * 0.95, f"the chart is scaled to {shown / natural:.0%}"

@@ -26,14 +26,13 @@ STYLE = (
 def bar_chart(title: str, rows: list[tuple[str, int]]) -> str:
     """A horizontal bar chart, labels left of the bars; escaped, readable on a light or a
     dark page."""
-    top = max((value for _, value in rows), default=0) or 1
     longest = max((min(len(label), LONGEST_LABEL) for label, _ in rows), default=0)
     label_width = max(80, round(longest * CHAR_WIDTH) + 12)
-    bars_width = WIDTH - label_width - 60  # what the labels leave, and room for the counts
+    # The bars take what the labels leave, with room for the counts.
+    bars = _lengths(rows, WIDTH - label_width - 60)
     body = []
-    for index, (label, value) in enumerate(rows):
+    for index, ((label, value), bar) in enumerate(zip(rows, bars, strict=True)):
         y = 34 + index * (BAR_HEIGHT + GAP)
-        bar = max(2, round(bars_width * value / top)) if value else 0
         body += [
             f'<text x="{label_width - 8}" y="{y + 15}" text-anchor="end">'
             f"{_label(label, LONGEST_LABEL)}</text>",
@@ -47,19 +46,23 @@ def bar_chart(title: str, rows: list[tuple[str, int]]) -> str:
 def stacked_bar_chart(title: str, rows: list[tuple[str, int]]) -> str:
     """The same chart for a phone: each label above its bar, so that it fits 340 px
     without being scaled down."""
-    top = max((value for _, value in rows), default=0) or 1
-    bars_width = NARROW_WIDTH - 16 - 40
-    longest = (NARROW_WIDTH - 16) // CHAR_WIDTH
+    longest = int((NARROW_WIDTH - 16) // CHAR_WIDTH)
+    bars = _lengths(rows, NARROW_WIDTH - 16 - 40)
     body = []
-    for index, (label, value) in enumerate(rows):
+    for index, ((label, value), bar) in enumerate(zip(rows, bars, strict=True)):
         y = 34 + index * NARROW_ROW
-        bar = max(2, round(bars_width * value / top)) if value else 0
         body += [
-            f'<text x="8" y="{y + 13}">{_label(label, int(longest))}</text>',
+            f'<text x="8" y="{y + 13}">{_label(label, longest)}</text>',
             f'<rect class="bar" x="8" y="{y + 18}" width="{bar}" height="12" rx="2"/>',
             f'<text x="{8 + bar + 6}" y="{y + 29}">{value}</text>',
         ]
     return _svg(title, NARROW_WIDTH, len(rows) * NARROW_ROW + 44, body)
+
+
+def _lengths(rows: list[tuple[str, int]], room: int) -> list[int]:
+    """Bar lengths in pixels, the largest value filling `room`; a non-zero value shows."""
+    top = max((value for _, value in rows), default=0) or 1
+    return [max(2, round(room * value / top)) if value else 0 for _, value in rows]
 
 
 def _label(label: str, longest: int) -> str:
