@@ -162,7 +162,11 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
         try:
             return self.lifted.restore(page.file.src_uri, output)
         except ValueError as error:
-            raise PluginError(f"mlsys-kb: {page.file.src_uri}: {error}") from None
+            raise PluginError(
+                f"mlsys-kb: {page.file.src_uri}: {error}; a plugin listed before mlsys-kb "
+                "changed the page's HTML comments (a minifier?): list it after mlsys-kb in "
+                "mkdocs.yml, or set `lift_html: false` under mlsys-kb"
+            ) from None
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         # Editing a catalog under `mkdocs serve` rebuilds and reloads the page. A fresh clone
