@@ -32,12 +32,15 @@ build: install
 validate: install
 	$(BIN)/mlsys-kb validate $(if $(GITHUB_ACTIONS),--format github,)
 
-# Internal links and #anchors of the built site (run `make build` first).
+# Internal links and #anchors of the built site (run `make build` first). Exit status 1:
+# broken links or anchors; 2: the check did not run, or did not run whole (its self-check
+# says why), which is never a pass.
 check-links: install
 	$(BIN)/mlsys-kb check-links $(if $(GITHUB_ACTIONS),--format github,)
 
 # External URLs of the catalogs, with a cache in .cache/; reports for an issue go to
-# test-artifacts/links/. Exit status 1: broken links; 3: the network is unreachable (make
+# test-artifacts/links/. Exit status 1: broken links; 2: the check did not run (a catalog that
+# does not load, an unreadable cache); 3: the network is unreachable (make
 # itself exits 2 on any failure, so the status is also written to test-artifacts/links/status).
 check-links-external: install
 	@mkdir -p test-artifacts/links

@@ -444,3 +444,19 @@ def test_the_shipped_allowlist_loads() -> None:
     assert allowlist.excuses(403, "https://doi.org/10.1145/1", "https://dl.acm.org/doi/10.1145/1")
     assert not allowlist.excuses(404, "https://dl.acm.org/x")
     assert not allowlist.excuses(403, "https://example.org/")
+
+
+def test_catalogs_that_do_not_load_are_not_checked_in_part(
+    tmp_path: Path, web: WebServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A syntax error leaves a catalog's URLs unread: a run over the rest would pass
+    # having looked at less than the catalogs hold.
+    root = write_project(tmp_path, {"a": web.url + "/ok"})
+    (root / "data" / "papers.yaml").write_text("- id: x\n  title: [unclosed\n")
+    cache = tmp_path / "cache.json"
+    command = ["--root", str(root), "check-links", "--external", "--cache", str(cache)]
+    assert cli.main(command) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("data/papers.yaml:")
+    assert "check-links did not run" in err
+    assert not cache.exists()

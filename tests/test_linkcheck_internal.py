@@ -278,10 +278,19 @@ def _results(xml: Path) -> set[tuple[str, ...]]:
     return rows
 
 
+# Plain LinkChecker, but kept as the user it was started as: as root it would switch to
+# `nobody`, who may not be able to read the checkout (the launcher keeps the user too).
+_PLAIN = (
+    "import sys; from linkcheck.command import linkchecker as c; "
+    "c.drop_privileges = lambda: None; sys.argv[0] = 'linkchecker'; c.linkchecker()"
+)
+
+
 def test_launcher_reports_what_plain_linkchecker_reports(site: Path, tmp_path: Path) -> None:
     pages = internal.html_pages(site)
     outputs = {}
     for module in ("linkcheck", "mlsys_kb.linkcheck.launcher"):
+        program = ["-c", _PLAIN] if module == "linkcheck" else ["-m", module]
         work = internal._workdir()
         try:
             with server.serve(site, "/kb/") as root:
@@ -294,7 +303,7 @@ def test_launcher_reports_what_plain_linkchecker_reports(site: Path, tmp_path: P
                 urls.write_text("\n".join(root + page for page in pages) + "\n")
                 with open(urls) as stdin:
                     subprocess.run(
-                        [sys.executable, "-m", module, "-f", str(config), "--stdin"],
+                        [sys.executable, *program, "-f", str(config), "--stdin"],
                         stdin=stdin,
                         capture_output=True,
                         env=internal._environment(work),

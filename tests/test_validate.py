@@ -172,6 +172,18 @@ def test_a_missing_catalog(kb: Project) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("name", "hint"), [("paper.yaml", "papers.yaml"), ("topics.yml", "topics.yaml")]
+)
+def test_a_yaml_file_no_command_reads_is_an_error(kb: Project, name: str, hint: str) -> None:
+    # Entries put in a misnamed file would never be checked or built, and validate passed.
+    (kb.root / "data" / name).write_text("- id: lost\n")
+    (kb.root / "data" / "notes.txt").write_text("not YAML, not a catalog\n")
+    [problem] = problems(kb.root)
+    assert problem.startswith(f"data/{name}:1:1: -: not a catalog this project reads")
+    assert f"did you mean {hint}?" in problem
+
+
 # --- fields --------------------------------------------------------------------------------
 
 

@@ -23,6 +23,8 @@ from .schema import ENTRY_KINDS, KINDS, YEAR_MIN, Field, Kind, Type
 
 DATA_DIR = "data"
 SLIDES_DIR = "slides"
+# YAML files under data/ that are not catalogs but are read by other commands.
+OTHER_DATA_FILES = frozenset({"link-allowlist.yaml"})
 
 ID_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 INT_PATTERN = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)")
@@ -88,8 +90,34 @@ def _load(root: Path) -> tuple[Catalog, list[Problem]]:
         catalog.entries[kind.name] = entries
     _check_unique(catalog, problems)
     _check_references(catalog, problems, broken, root)
+    _check_stray_files(root, problems)
     problems.sort()
     return catalog, problems
+
+
+def _check_stray_files(root: Path, problems: list[Problem]) -> None:
+    """A YAML file under data/ that no command reads: entries put there (``paper.yaml``,
+    ``papers.yml``) would never be checked, built or counted, and validate would pass."""
+    known = {f"{kind}.yaml" for kind in KINDS} | OTHER_DATA_FILES
+    try:
+        names = sorted(path.name for path in (root / DATA_DIR).iterdir())
+    except OSError:
+        return  # no data/ at all: every catalog is already reported missing
+    for name in names:
+        if not name.endswith((".yaml", ".yml")) or name in known:
+            continue
+        close = _close_matches(name, sorted(known))
+        hint = f"did you mean {close[0]}? " if close else ""
+        problems.append(
+            Problem(
+                f"{DATA_DIR}/{name}",
+                1,
+                1,
+                "-",
+                f"not a catalog this project reads, so nothing in it is checked or built; "
+                f"{hint}move its entries into one of {', '.join(sorted(known - OTHER_DATA_FILES))}",
+            )
+        )
 
 
 # --- reading a catalog ---------------------------------------------------------------------

@@ -4,8 +4,9 @@ Without ``--external`` it checks every internal link and ``#anchor`` of the alre
 site (``site/``, or ``--site``) with LinkChecker and fails on any broken one. With
 ``--external`` it checks the catalogs' external URLs with a cache and reports rot.
 
-Exit status: 0 all good; 1 broken links found; 2 the check could not run (no site, a
-LinkChecker crash or time-out, an unreadable cache); 3 the network is unreachable.
+Exit status: 0 all good; 1 broken links found; 2 the check did not run, or did not run
+whole (no site, a LinkChecker crash or time-out, a plugin it did not load, a self-check
+canary it did not catch, an unreadable cache); 3 the network is unreachable.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def _internal(args: argparse.Namespace) -> int:
     try:
         result = internal.check_site(site, jobs=args.jobs, timeout=args.timeout)
     except internal.CheckError as error:
-        print(f"{_label(site)}: {error}", file=sys.stderr)
+        did_not_run(f"{_label(site)}: {error}", github)
         return EXIT_ERROR
     label = _label(result.site)
     for line in report.internal_lines(result, label, github=github):
@@ -57,6 +58,15 @@ def _internal(args: argparse.Namespace) -> int:
     return EXIT_OK if result.ok else EXIT_BROKEN
 
 
+def did_not_run(message: str, github: bool) -> None:
+    """Say that the check did not run (exit status 2), as an annotation on GitHub too."""
+    print(message, file=sys.stderr)
+    print("check-links did not run: no result (exit status 2)", file=sys.stderr)
+    if github:
+        text = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        print(f"::error title=check-links did not run::{text}")
+
+
 def _external(args: argparse.Namespace) -> int:
     from . import external, report
 
@@ -66,8 +76,8 @@ def _external(args: argparse.Namespace) -> int:
         config.canaries = tuple(args.canary)
     try:
         result = external.check_external(args.root, cache, config=config)
-    except external.CacheError as error:
-        print(error, file=sys.stderr)
+    except external.CheckError as error:
+        did_not_run(str(error), args.format == "github")
         return EXIT_ERROR
     for line in report.external_lines(result):
         print(line)

@@ -71,8 +71,16 @@ OK, GONE, CLIENT, FORBIDDEN, TRANSIENT, UNREACHED = (
 VERDICTS = ("ok", "allowed", "pending", "broken", "failing")
 
 
-class CacheError(Exception):
+class CheckError(Exception):
+    """The check cannot run, or not over everything it claims; the message says why."""
+
+
+class CacheError(CheckError):
     """The cache or the allowlist cannot be used; the message says where and why."""
+
+
+class CatalogError(CheckError):
+    """The catalogs have problems: some of their URLs could not be read to be checked."""
 
 
 @dataclass(frozen=True, order=True)
@@ -488,7 +496,15 @@ def check_external(
     config = config or Config()
     now = now or dt.datetime.now(dt.UTC)
     started = time.monotonic()
-    catalog, _problems = validate.load(root)
+    catalog, problems = validate.load(root)
+    if problems:
+        # A catalog that does not load gives fewer URLs, and a run over fewer URLs would
+        # pass having looked at less than the catalogs hold.
+        listing = "\n".join(str(problem) for problem in problems)
+        raise CatalogError(
+            f"{listing}\nthe catalogs have {len(problems)} problem(s), so not all of their "
+            "URLs can be read; fix them (`mlsys-kb validate` lists them) and run the check again"
+        )
     urls = catalog_urls(catalog, config)
     allowlist = Allowlist.load(root / ALLOWLIST)
     cache = load_cache(cache_path)

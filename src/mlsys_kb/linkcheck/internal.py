@@ -9,7 +9,8 @@ this check. What LinkChecker 10.6 does that this module works around:
 * a missing anchor is only a warning: here it is a failure;
 * a run cut short by ``maxrunseconds`` exits 0 with incomplete results: the run is bounded
   from outside, and a run without LinkChecker's closing summary counts as incomplete;
-* run as root it switches to ``nobody``: its output directory belongs to that user;
+* run as root it switches to ``nobody`` and then cannot load its plugins from a checkout
+  that ``nobody`` cannot read, so missing anchors passed: ``launcher`` keeps the user;
 * URLs blocked by robots.txt come back valid: robots.txt is not read;
 * pages over 1 MB are not parsed and their links silently not checked: the limits are
   raised (a topic page of the 10,000-paper site is 1-4 MB);
@@ -21,6 +22,14 @@ this check. What LinkChecker 10.6 does that this module works around:
   does its repeated work once (see there).
 
 External links are never fetched: anything not on the local server is ignored.
+
+Every run proves itself before its result is trusted. Beside the site, each LinkChecker
+process is given a canary page (served from memory, never written into the site) with a
+missing page, a missing anchor on another page and one on its own page, and two good
+anchors. The run counts only if LinkChecker said it loaded AnchorCheck and reported exactly
+the canary's three problems; otherwise it raises ``CheckError`` ("the check did not run",
+exit status 2), naming what failed. A LinkChecker that stops reading pages, loading its
+plugins or reporting in the form parsed here can never pass a site.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -41,6 +51,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
+from .launcher import PLUGINS_LINE
 from .server import base_path, serve
 
 DEFAULT_TIMEOUT = 900.0  # seconds for the whole check
@@ -90,6 +101,7 @@ class InternalReport:
     seconds: float
     failures: list[Failure] = field(default_factory=list)
     warnings: list[Failure] = field(default_factory=list)  # reported, not failing
+    proven: int = 0  # LinkChecker processes whose canary came back as planted
 
     @property
     def ok(self) -> bool:
@@ -184,28 +196,8 @@ encoding=utf-8
 """
 
 
-def _checker_uid() -> int | None:
-    """The user id LinkChecker switches to when started as root, else None."""
-    if os.name != "posix" or os.geteuid() != 0:
-        return None
-    import pwd
-
-    try:
-        # LinkChecker 10.6 calls os.seteuid(pwd.getpwnam("nobody")[3]): field 3 is the
-        # group id, which equals the user id on the systems we run on.
-        return pwd.getpwnam("nobody")[3]
-    except KeyError as error:
-        raise CheckError(
-            "LinkChecker runs as 'nobody' when started as root; no such user"
-        ) from error
-
-
 def _workdir() -> Path:
-    work = Path(tempfile.mkdtemp(prefix="mlsys-kb-links-"))
-    uid = _checker_uid()
-    if uid is not None:
-        os.chown(work, uid, -1)
-    return work
+    return Path(tempfile.mkdtemp(prefix="mlsys-kb-links-"))
 
 
 def _environment(work: Path) -> dict[str, str]:
@@ -244,7 +236,6 @@ def run_linkchecker(
             output = work / f"out-{index}.xml"
             config = work / f"linkcheckerrc-{index}"
             config.write_text(config_text(root, threads, output), encoding="utf-8")
-            config.chmod(0o644)
             command = [sys.executable, "-m", "mlsys_kb.linkcheck.launcher"]
             command += ["-f", str(config), "-o", "text", "--stdin"]
             listing = work / f"urls-{index}.txt"
@@ -282,6 +273,7 @@ def run_linkchecker(
                     f"LinkChecker stopped with status {process.returncode} "
                     f"before finishing: {detail}"
                 )
+            _require_plugins(stderr)
             try:
                 tree = ET.parse(output).getroot()
             except (OSError, ET.ParseError) as error:
@@ -293,6 +285,108 @@ def run_linkchecker(
             if process.poll() is None:
                 _kill(process)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _require_plugins(stderr: str) -> None:
+    """Fail unless LinkChecker said it loaded every plugin this check needs."""
+    lines = [line for line in stderr.splitlines() if line.startswith(PLUGINS_LINE)]
+    if not lines:
+        raise CheckError(
+            "LinkChecker did not say which plugins it loaded, so missing anchors may have "
+            "gone unchecked; run it through mlsys_kb.linkcheck.launcher (reinstall with "
+            "`make install`)"
+        )
+    loaded = set(filter(None, lines[-1][len(PLUGINS_LINE) :].strip().split(",")))
+    missing = sorted(set(REQUIRED_PLUGINS) - loaded)
+    if missing:
+        import linkcheck.plugins
+
+        folder = Path(linkcheck.plugins.__file__).parent
+        raise CheckError(
+            f"LinkChecker did not load its {', '.join(missing)} plugin (loaded: "
+            f"{', '.join(sorted(loaded)) or 'none'}), so missing anchors would go unchecked; "
+            f"the user running the check must be able to read {folder} (reinstall with "
+            "`make install`)"
+        )
+
+
+# --- the canary: problems planted beside the site that every run must find ----------------
+
+REQUIRED_PLUGINS = ("AnchorCheck",)
+_CANARY_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Link check self-check</title></head>
+<body>
+<h1 id="here">Link check self-check</h1>
+<p>Served beside the site while its links are checked; its planted problems must be found.</p>
+<p><a href="target/#there">a good anchor on another page</a>
+<a href="#here">a good anchor on this page</a>
+<a href="target/#no-such-anchor">a missing anchor on another page</a>
+<a href="#no-such-anchor-here">a missing anchor on this page</a>
+<a href="no-such-page/">a missing page</a></p>
+</body></html>
+"""
+_CANARY_TARGET = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Link check self-check target</title></head>
+<body><h1 id="there">Target</h1><p><a href="../">back</a></p></body></html>
+"""
+# (link as written, kind, what it stands for): every problem planted on a canary page.
+CANARY_PROBLEMS = (
+    ("no-such-page/", "broken", "a link to a missing page"),
+    ("target/#no-such-anchor", "anchor", "a missing anchor on another page"),
+    ("#no-such-anchor-here", "anchor", "a missing anchor on the same page"),
+)
+
+
+@dataclass(frozen=True)
+class Canary:
+    """The canary pages of one check: one folder per LinkChecker process."""
+
+    folders: tuple[str, ...]
+
+    @classmethod
+    def beside(cls, site: Path, processes: int) -> Canary:
+        token = secrets.token_hex(4)  # a folder name no site has
+        folders = tuple(f"mlsys-kb-self-check-{token}-{n}/" for n in range(processes))
+        if any((site / folder).exists() for folder in folders):
+            raise CheckError(f"{folders[0]} exists in the site; run the check again")
+        return cls(folders)
+
+    def pages(self) -> dict[str, bytes]:
+        pages = {}
+        for folder in self.folders:
+            pages[f"{folder}index.html"] = _CANARY_PAGE.encode()
+            pages[f"{folder}target/index.html"] = _CANARY_TARGET.encode()
+        return pages
+
+    def holds(self, failure: Failure) -> bool:
+        return failure.page.startswith(self.folders) or failure.target.startswith(self.folders)
+
+    def verify(self, found: Iterable[Failure]) -> None:
+        """Raise CheckError unless each canary page's problems, and only those, were found."""
+        seen = {(f.page, f.link, f.kind) for f in found if self.holds(f)}
+        problems = []
+        for folder in self.folders:
+            page = f"{folder}index.html"
+            for link, kind, meaning in CANARY_PROBLEMS:
+                if (page, link, kind) not in seen:
+                    problems.append(f"it did not report {meaning} ({link})")
+        planted = {
+            (f"{folder}index.html", link, kind)
+            for folder in self.folders
+            for link, kind, _ in CANARY_PROBLEMS
+        }
+        for page, link, kind in sorted(seen - planted):
+            problems.append(f"it reported a good link as {kind}: {page}: {link}")
+        if problems:
+            from linkcheck import _release
+
+            raise CheckError(
+                "the self-check failed: on the canary page served beside the site, "
+                + "; ".join(problems)
+                + f". LinkChecker {_release.__version__} did not check what this check "
+                "relies on, so its results for the site cannot be trusted; reinstall with "
+                "`make install` (pyproject.toml pins the LinkChecker it was tested with)"
+            )
 
 
 # --- reading LinkChecker's report -----------------------------------------------------------
@@ -401,9 +495,13 @@ def check_site(
     pages = html_pages(site)
     jobs = max(1, min(jobs, len(pages)))
     prefix = base_path(site)
+    canary = Canary.beside(site, jobs)
     started = time.monotonic()
-    with serve(site, prefix) as root:
-        groups = [[root + page for page in pages[index::jobs]] for index in range(jobs)]
+    with serve(site, prefix, extra=canary.pages()) as root:
+        groups = [
+            [root + folder, *(root + page for page in pages[index::jobs])]
+            for index, folder in enumerate(canary.folders)
+        ]
         results = run_linkchecker(root, groups, threads, timeout)
         failures: list[Failure] = []
         warnings: list[Failure] = []
@@ -411,6 +509,9 @@ def check_site(
             bad, warned = _failures(tree, root)
             failures += bad
             warnings += warned
+        canary.verify(failures)
+        failures = [f for f in failures if not canary.holds(f)]
+        warnings = [w for w in warnings if not canary.holds(w)]
         failures = referrers(site, root, set(failures))
     return InternalReport(
         site=site,
@@ -420,4 +521,5 @@ def check_site(
         seconds=time.monotonic() - started,
         failures=sorted(set(failures)),
         warnings=sorted(set(warnings)),
+        proven=len(canary.folders),
     )

@@ -26,6 +26,18 @@ stops the links of a page from being checked, as ``robotstxt=0`` does for robots
 is our own site, and every page's links must hold. tests/test_linkcheck_internal.py checks
 that the launcher reports what plain ``linkchecker`` reports. The patches apply only to the
 version they were written against; any other version runs unpatched.
+
+Two changes apply to every version, because without them a run can pass having checked
+less than it claims:
+
+* started as root, LinkChecker switches its effective user to ``nobody`` after reading its
+  configuration. Its plugins are found later, by listing its package folder: in a checkout
+  that ``nobody`` cannot read (a clone in a ``mktemp -d`` folder, mode 0700, with its
+  ``.venv`` inside) the listing came back empty, AnchorCheck was never loaded and missing
+  anchors passed. Here it keeps the user it was started as, the one that built the site and
+  owns the checkout; it reads only pages served from 127.0.0.1 by this check;
+* the plugins it loaded are printed to standard error (``PLUGINS_LINE``), so that the
+  caller can refuse a run without the ones it needs.
 """
 
 from __future__ import annotations
@@ -39,6 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 PATCHED_VERSION = "10.6.0"
+PLUGINS_LINE = "mlsys-kb launcher: plugins loaded:"
 
 
 @dataclass(frozen=True)
@@ -204,10 +217,34 @@ def _patch(argv: list[str]) -> None:
     anchorcheck.AnchorCheck.check = check_anchor
 
 
+def _keep_user() -> None:
+    """No switch to ``nobody`` when started as root (see the module's docstring)."""
+    from linkcheck.command import linkchecker as command
+
+    command.drop_privileges = lambda: None
+
+
+def _report_plugins() -> None:
+    """Print the names of the plugins LinkChecker enabled, once they are loaded."""
+    from linkcheck import plugins
+
+    load_modules = plugins.PluginManager.load_modules
+
+    def load_and_report(self: Any, modules: Any, config: Any) -> None:
+        load_modules(self, modules, config)
+        loaded = self.connection_plugins + self.content_plugins + self.parser_plugins
+        names = ",".join(sorted(type(plugin).__name__ for plugin in loaded))
+        print(f"{PLUGINS_LINE} {names}", file=sys.stderr, flush=True)
+
+    plugins.PluginManager.load_modules = load_and_report
+
+
 def main() -> None:
     from linkcheck import _release
     from linkcheck.command.linkchecker import linkchecker
 
+    _keep_user()
+    _report_plugins()
     if _release.__version__ == PATCHED_VERSION:
         _patch(sys.argv[1:])
     sys.argv[0] = "linkchecker"

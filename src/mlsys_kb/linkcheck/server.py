@@ -5,10 +5,14 @@ site's URL (``/mlsys-kb/`` for a project site), a directory URL answers with its
 ``index.html``, a directory without one is 404 (never a listing), and a directory without
 its trailing slash is redirected. Every answer carries a ``LinkChecker`` header: LinkChecker
 waits between requests to one host unless the server sends it.
+
+Beside the site it can serve extra pages held in memory (``extra``: the link check's
+canary pages), under the same path, so that they are checked exactly as the site is.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import posixpath
 import re
@@ -50,11 +54,20 @@ class SiteHandler(SimpleHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
     prefix = "/"
+    extra: dict[str, bytes] = {}  # noqa: RUF012 (set per server, in serve())
 
     def send_head(self) -> Any:
         if not self.path.startswith(self.prefix):
             self.send_error(404, "File not found")
             return None
+        path = urlsplit(self.path).path[len(self.prefix) :]
+        if path in self.extra:
+            body = self.extra[path]
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            return io.BytesIO(body)
         return super().send_head()
 
     def translate_path(self, path: str) -> str:
@@ -84,9 +97,18 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve(site: Path, prefix: str = "/") -> Iterator[str]:
-    """Serve ``site`` under ``prefix`` on a free port of 127.0.0.1; yields the site's URL."""
-    handler = partial(type("Handler", (SiteHandler,), {"prefix": prefix}), directory=str(site))
+def serve(site: Path, prefix: str = "/", extra: dict[str, bytes] | None = None) -> Iterator[str]:
+    """Serve ``site`` under ``prefix`` on a free port of 127.0.0.1; yields the site's URL.
+
+    ``extra`` maps paths below the prefix (``canary/index.html``; a directory URL answers
+    with its ``index.html``) to pages served from memory beside the site's files.
+    """
+    pages = dict(extra or {})
+    for path in list(pages):
+        if path.endswith("/index.html"):
+            pages[path[: -len("index.html")]] = pages[path]
+    attributes = {"prefix": prefix, "extra": pages}
+    handler = partial(type("Handler", (SiteHandler,), attributes), directory=str(site))
     server = _Server((HOST, 0), handler)
     thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
     thread.start()
