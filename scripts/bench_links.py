@@ -3,6 +3,11 @@
     python scripts/bench_links.py                      # real, 10,000-paper and 2,000-page sites
     python scripts/bench_links.py --site site/         # any built site
     python scripts/bench_links.py --sizes 1000 --runs 3 --write
+    python scripts/bench_links.py --baseline 114b979 --no-linkinator   # before and after
+
+With ``--baseline REF`` the check as it was at commit REF (its ``src/`` taken with
+``git archive``) runs on the same copies too, turn about with today's: what a change to
+the check costs, in one run.
 
 Each site is copied, and broken links and links to missing #anchors are planted in its
 pages (seeded, so every run plants the same). Both checkers then run on the copy, turn
@@ -186,13 +191,14 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_ours(site: Path, planted: Planted, scratch: Path) -> Run:
+def run_ours(site: Path, planted: Planted, scratch: Path, src: Path = ROOT / "src") -> Run:
     report = scratch / "ours.json"
-    cli = Path(sys.executable).with_name("mlsys-kb")
+    report.unlink(missing_ok=True)
     cpu, start = _cpu(), time.perf_counter()
+    command = [sys.executable, "-m", "mlsys_kb.cli", "check-links", "--site", str(site)]
     subprocess.run(
-        [str(cli), "check-links", "--site", str(site), "--report-json", str(report)],
-        env=ENV,
+        [*command, "--report-json", str(report)],
+        env={**ENV, "PYTHONPATH": str(src)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         check=False,
@@ -271,7 +277,25 @@ def machine() -> str:
     )
 
 
-def rows_for(label: str, site: Path, runs: int, count: int, binary: Path | None) -> list[str]:
+def baseline_src(ref: str, scratch: Path) -> Path:
+    """The package's source as it was at commit ``ref``."""
+    target = scratch / f"baseline-{ref}"
+    target.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "archive", ref, "src"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+    return target / "src"
+
+
+def rows_for(
+    label: str,
+    site: Path,
+    runs: int,
+    count: int,
+    binary: Path | None,
+    baseline: tuple[str, Path] | None = None,
+) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="mlsys-kb-links-bench-") as scratch_name:
         scratch = Path(scratch_name)
         copy = scratch / "site"
@@ -280,23 +304,30 @@ def rows_for(label: str, site: Path, runs: int, count: int, binary: Path | None)
         planted = plant(copy, count)
         pages = len(html_pages(copy)) + (1 if (copy / "404.html").exists() else 0)
         ours: list[Run] = []
+        before: list[Run] = []
         theirs: list[Run] = []
         for _ in range(runs):
             ours.append(run_ours(copy, planted, scratch))
+            if baseline:
+                before.append(run_ours(copy, planted, scratch, baseline[1]))
             if binary:
                 theirs.append(run_linkinator(binary, copy, planted, scratch))
         out = []
+        checker = f"`mlsys-kb check-links` (LinkChecker {linkchecker_version()})"
         for name, results in (
-            (f"`mlsys-kb check-links` (LinkChecker {linkchecker_version()})", ours),
+            (checker, ours),
+            (f"{checker} at {baseline[0] if baseline else ''}", before),
             (f"linkinator {LINKINATOR.split('@')[1]}", theirs),
         ):
             if not results:
                 continue
-            median = statistics.median(r.seconds for r in results)
+            seconds = [r.seconds for r in results]
+            median = statistics.median(seconds)
             cpu = statistics.median(r.cpu for r in results)
             last = results[-1]
+            spread = f" ({min(seconds):.1f}-{max(seconds):.1f})" if len(seconds) > 1 else ""
             out.append(
-                f"| {label} | {pages:,} | {name} | {median:.1f} s | {cpu:.1f} s "
+                f"| {label} | {pages:,} | {name} | {median:.1f} s{spread} | {cpu:.1f} s "
                 f"| {pages / median:.1f} | {len(last.broken)}/{count} "
                 f"| {len(last.anchors)}/{count} | {last.other} |"
             )
@@ -329,9 +360,11 @@ def main() -> int:
     parser.add_argument("--plant", type=int, default=30, help="problems of each kind")
     parser.add_argument("--node-dir", type=Path, default=NODE_DIR)
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
+    parser.add_argument("--baseline", metavar="REF", help="also run the check as at commit REF")
+    parser.add_argument("--no-linkinator", action="store_true", help="leave linkinator out")
     args = parser.parse_args()
-    binary = linkinator_path(args.node_dir)
-    if binary is None:
+    binary = None if args.no_linkinator else linkinator_path(args.node_dir)
+    if binary is None and not args.no_linkinator:
         print("npm not found: linkinator is left out", file=sys.stderr)
     rows: list[str] = []
     with tempfile.TemporaryDirectory(prefix="mlsys-kb-links-sites-") as scratch_name:
@@ -347,8 +380,9 @@ def main() -> int:
             if args.pages:
                 label = f"plain MkDocs, {args.pages:,} small pages"
                 sites.append((label, pages_site(scratch, args.pages)))
+        baseline = (args.baseline, baseline_src(args.baseline, scratch)) if args.baseline else None
         for label, site in sites:
-            rows += rows_for(label, site, args.runs, args.plant, binary)
+            rows += rows_for(label, site, args.runs, args.plant, binary, baseline)
     text = "\n".join(
         [
             "## Link check",
@@ -356,7 +390,8 @@ def main() -> int:
             "Internal links and #anchors of a built site, with broken links and links to "
             "missing anchors planted in it; both checkers on the same copy, turn about, "
             "external links skipped. Wall time and CPU time (user + system, children "
-            f"included) of the whole process, medians of {args.runs} runs; pages per second "
+            f"included) of the whole process, medians (and ranges) of {args.runs} runs; "
+            "pages per second "
             "= HTML pages / median wall time; found = "
             "planted problems reported; other = problems reported that were not planted. "
             f"{machine()}.",
