@@ -15,7 +15,7 @@ from ..schema import ENTRY_KINDS, KINDS
 from . import pages
 from .charts import bar_chart, stacked_bar_chart
 from .entries import links
-from .feed import atom
+from .feed import atom, topic_atom, topic_feed_path
 from .site import Options, Site, home_page, topic_page
 from .text import html, path_href
 
@@ -86,6 +86,7 @@ def render_site(catalog: Catalog, options: Options | None = None) -> dict[str, s
     overviews = options.overviews if options else {}
     for topic in catalog["topics"]:
         files[topic_page(topic.id)] = pages.topic(site, topic.id, overviews.get(topic.id))
+        files[topic_feed_path(topic.id)] = topic_atom(site, topic.id)
     files["stats.md"], charts = stats(site)
     files.update(charts)
     return files

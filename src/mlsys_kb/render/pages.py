@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 
 from ..model import Entry
 from ..schema import ENTRY_KINDS
+from .compare import comparison
 from .entries import entry_block, entry_line, entry_list, page_link
+from .feed import SITE_TITLE, topic_feed_path
 from .site import KIND_TITLES, Site, entry_title, home_page, newest_first, relative, topic_page
 from .text import html, html_code, md, md_code
 
@@ -39,7 +42,7 @@ def home(site: Site) -> str:
         counts["resources"], "tool, framework, post or guide", "tools, frameworks, posts and guides"
     )
     lines = [
-        "# MLSys knowledge base",
+        feed_front_matter("feed.xml", f"{SITE_TITLE}: recently added") + "# MLSys knowledge base",
         "",
         "A curated, searchable collection of machine-learning-systems study material: "
         f"{_count(counts['papers'], 'paper')}, {_count(counts['decks'], 'seminar deck')}, "
@@ -76,19 +79,35 @@ def home(site: Site) -> str:
     return "\n".join(lines)
 
 
+def feed_front_matter(path: str, title: str) -> str:
+    """Front matter naming the page's Atom feed, which the theme override
+    (overrides/main.html) links from the page's head. JSON strings are YAML strings."""
+    return f"---\nfeed: {json.dumps(path)}\nfeed_title: {json.dumps(title)}\n---\n\n"
+
+
 def topic(site: Site, topic_id: str, overview: str | None = None) -> str:
     page = topic_page(topic_id)
     entry = site.topics[topic_id]
-    lines = [f"# {md(entry['title'])}", "", md(entry["description"]), ""]
+    feed = topic_feed_path(topic_id)
+    lines = [
+        feed_front_matter(feed, f"{SITE_TITLE}: {entry['title']}") + f"# {md(entry['title'])}",
+        "",
+        md(entry["description"]),
+        "",
+    ]
     parent = entry.get("parent")
     if parent:
         up = site.topics[parent]
         lines += [f"Part of [{md(up['title'])}]({relative(page, topic_page(parent))}).", ""]
     if overview:
         lines += [f"Start with the [overview]({relative(page, overview)}).", ""]
+    which = "this topic (with its subtopics)" if site.children[topic_id] else "this topic"
+    link = f"[Atom feed]({relative(page, feed)}){{ .topic-feed }}"
+    lines += [f"Follow {which} in a feed reader: {link}.", ""]
     children = site.children[topic_id]
     if children:
         lines += ["## Subtopics", "", *_topic_tree(site, page, topic_id), ""]
+    lines += comparison(site, topic_id)
     groups = site.by_topic[topic_id]
     for kind in ENTRY_KINDS:
         entries = groups.get(kind, [])
