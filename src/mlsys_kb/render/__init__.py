@@ -8,6 +8,7 @@ hands the result to MkDocs as virtual files, and tests compare it with golden fi
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 
 from ..model import Catalog
@@ -89,4 +90,25 @@ def render_site(catalog: Catalog, options: Options | None = None) -> dict[str, s
         files[topic_feed_path(topic.id)] = topic_atom(site, topic.id)
     files["stats.md"], charts = stats(site)
     files.update(charts)
+    for path, text in files.items():
+        if path.endswith(".md") and 'class="Z3988"' in text:
+            files[path] = once_per_page(text)
     return files
+
+
+_COINS = re.compile(r'<span class="Z3988" title="[^"]*"></span>')
+
+
+def once_per_page(page: str) -> str:
+    """Each paper's COinS once on a page (the tags page lists a paper under each of its
+    tags): a reference manager would offer it as many times."""
+    seen: set[str] = set()
+
+    def first(match: re.Match[str]) -> str:
+        span = match.group()
+        if span in seen:
+            return ""
+        seen.add(span)
+        return span
+
+    return _COINS.sub(first, page)
