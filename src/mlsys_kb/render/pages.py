@@ -79,10 +79,20 @@ def home(site: Site) -> str:
     return "\n".join(lines)
 
 
+_INERT = str.maketrans({c: f"\\u{ord(c):04x}" for c in "<>&[]"})
+
+
+def _yaml_string(text: str) -> str:
+    """A double-quoted YAML (and JSON) string with no HTML or link syntax in its source, so
+    that it stays inert even where front matter is not stripped; YAML reads the escapes
+    back."""
+    return json.dumps(text).translate(_INERT)
+
+
 def feed_front_matter(path: str, title: str) -> str:
     """Front matter naming the page's Atom feed, which the theme override
-    (overrides/main.html) links from the page's head. JSON strings are YAML strings."""
-    return f"---\nfeed: {json.dumps(path)}\nfeed_title: {json.dumps(title)}\n---\n\n"
+    (overrides/main.html) links from the page's head."""
+    return f"---\nfeed: {_yaml_string(path)}\nfeed_title: {_yaml_string(title)}\n---\n\n"
 
 
 def topic(site: Site, topic_id: str, overview: str | None = None) -> str:
