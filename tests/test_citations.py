@@ -188,7 +188,7 @@ def _expected_feed(topic: str | None) -> list[Entry]:
 
 @pytest.mark.parametrize("topic", [None, *TOPICS])
 def test_every_feed_parses_and_lists_the_topics_newest_entries(site: Path, topic) -> None:
-    path = site / ("feed.xml" if topic is None else f"topics/{topic}/feed.xml")
+    path = site / ("feed.xml" if topic is None else f"feed-{topic}.xml")
     feed = feedparser.parse(path.read_bytes())
     assert feed.bozo == 0, feed.get("bozo_exception")
     assert feed.version == "atom10"
@@ -214,7 +214,7 @@ def test_each_topic_page_links_its_feed_in_the_head_and_on_the_page(site: Path, 
     page = site / "topics" / topic / "index.html"
     parsed = _read(page)
     url = f"http://site/topics/{topic}/"
-    feed = f"http://site/topics/{topic}/feed.xml"
+    feed = f"http://site/feed-{topic}.xml"
     assert [urljoin(url, unquote(href)) for href in parsed.feeds] == [feed]
     assert [urljoin(url, unquote(href)) for href in parsed.visible_feeds] == [feed]
 
@@ -231,7 +231,7 @@ def test_a_topic_feed_holds_the_latest_50_of_more(project: Path) -> None:
     catalog, problems = validate.load(project)
     assert problems == []
     files = render_site(catalog, Options(site_url=SITE_URL))
-    for path in ("topics/gpu-test/feed.xml", "topics/gpu-programs/feed.xml"):
+    for path in ("feed-gpu-test.xml", "feed-gpu-programs.xml"):
         feed = feedparser.parse(files[path])
         assert feed.bozo == 0
         titles = [entry.title for entry in feed.entries]

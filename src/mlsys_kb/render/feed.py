@@ -21,8 +21,14 @@ SITE_TITLE = "MLSys knowledge base"
 
 
 def topic_feed_path(topic_id: str) -> str:
-    """Where a topic's feed is, beside its page: ``topics/<id>/feed.xml``."""
-    return f"{topic_page(topic_id).removesuffix('index.md')}feed.xml"
+    """Where a topic's feed is: ``feed-<id>.xml`` at the site's root, beside ``feed.xml``.
+
+    Not beside the topic's page: Material's script reads every ``<link rel="alternate">``
+    of a page as a translation of the site and fetches ``sitemap.xml`` from the folder of
+    its URL. From the root that is the site's own sitemap; from ``topics/<id>/`` it would
+    be a 404 on every visit.
+    """
+    return f"feed-{topic_id}.xml"
 
 
 def topic_entries(site: Site, topic_id: str) -> list[Entry]:

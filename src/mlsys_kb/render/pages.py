@@ -73,7 +73,8 @@ def home(site: Site) -> str:
         "",
         "- [papers.bib](downloads/papers.bib): the whole bibliography as BibTeX",
         "- [catalog.json](downloads/catalog.json): every catalog as JSON",
-        "- [feed.xml](feed.xml): an Atom feed of newly added entries",
+        "- [feed.xml](feed.xml): an Atom feed of newly added entries; each topic's page "
+        "links a feed of its own",
         "",
     ]
     return "\n".join(lines)
