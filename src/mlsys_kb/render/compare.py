@@ -67,12 +67,15 @@ def _cell(value: Any, declaration: dict[str, Any]) -> tuple[str, str]:
     return html(", ".join(shown)), ", ".join(shown).lower()
 
 
-def _td(content: str, sort_key: str, *, head: bool = False) -> str:
+def _td(content: str, sort_key: str, label: str = "", *, head: bool = False) -> str:
+    """A cell; ``label`` is its column's heading, which a phone shows beside the value
+    (the table is stacked there, one block per paper)."""
     tag = "th" if head else "td"
     scope = ' scope="row"' if head else ""
+    named = f' data-label="{html(label)}"' if label else ""
     if not content:
-        return f'<td class="compare-unknown" data-sort="">{UNKNOWN}</td>'
-    return f'<{tag}{scope} data-sort="{html(sort_key)}">{content}</{tag}>'
+        return f'<td class="compare-unknown"{named} data-sort="">{UNKNOWN}</td>'
+    return f'<{tag}{scope}{named} data-sort="{html(sort_key)}">{content}</{tag}>'
 
 
 def comparison(site: Site, topic_id: str) -> list[str]:
@@ -123,17 +126,17 @@ def comparison(site: Site, topic_id: str) -> list[str]:
             link += site.coins(paper)
         cells = [_td(link, short_title(title).lower(), head=True)]
         year = paper.get("year")
-        cells.append(_td(html(year), str(year)) if year else _td("", ""))
+        cells.append(_td(html(year), str(year), "Year") if year else _td("", "", "Year"))
         for name, declaration in properties.items():
-            cells.append(_td(*_cell(values.get(name), declaration)))
+            cells.append(_td(*_cell(values.get(name), declaration), declaration["label"]))
         code = html_href(paper["code"]) if paper.get("code") else None
         if code:
             label = code_label(paper["code"])
             # A long repository path may break after a slash, never inside a name.
             shown = html(label).replace("/", "/<wbr>")
-            cells.append(_td(f'<a href="{code}">{shown}</a>', label.lower()))
+            cells.append(_td(f'<a href="{code}">{shown}</a>', label.lower(), "Official code"))
         else:
-            cells.append(_td("", ""))
+            cells.append(_td("", "", "Official code"))
         body.append("<tr>" + "".join(cells) + "</tr>")
     legend = [
         f"<dt>{html(d['label'])}</dt><dd>{html(d['description'])}</dd>"
