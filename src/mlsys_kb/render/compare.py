@@ -146,16 +146,17 @@ def comparison(site: Site, topic_id: str) -> list[str]:
     block = [
         '<div class="entry-compare" data-search-exclude>',
         lead_html,
-        # A region that scrolls sideways on a narrow screen, not the whole page; focusable
-        # so that a keyboard can scroll it too.
-        f'<div class="compare-scroll" role="region" tabindex="0" aria-label="{caption}">',
+        # A region that scrolls sideways if it must, not the whole page; focusable so that a
+        # keyboard can scroll it too. A figure, not a div: Material's search indexer ends
+        # data-search-exclude at the first closing tag of the same name.
+        f'<figure class="compare-scroll" role="region" tabindex="0" aria-label="{caption}">',
         '<table class="compare-table">',
         f"<caption>{caption}</caption>",
         "<thead><tr>" + "".join(heads) + "</tr></thead>",
         "<tbody>",
         *body,
         "</tbody>",
-        "</table></div>",
+        "</table></figure>",
     ]
     if legend:
         block.append('<dl class="compare-legend">' + "".join(legend) + "</dl>")
