@@ -145,6 +145,7 @@ def main() -> int:
             shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
             # The theme's own stylesheet, so that every page's links resolve as on the real site.
             shutil.copytree(ROOT / "docs" / "assets", project / "docs" / "assets")
+            shutil.copytree(ROOT / "overrides", project / "overrides")
             from mlsys_kb import validate
 
             catalog, _ = validate.load(project)

@@ -47,9 +47,10 @@ def serve(directory: Path) -> Iterator[str]:
 
 
 def copy_project(target: Path) -> Path:
-    """A copy of the project's site sources (mkdocs.yml, docs, data, slides) to build in, as
-    a fresh clone has them: a folder git does not hold (an empty slides/) is not made."""
-    copy_tracked(("data", "docs", "slides", "schemas"), target)
+    """A copy of the project's site sources (mkdocs.yml, docs, data, slides, the theme's
+    overrides) to build in, as a fresh clone has them: a folder git does not hold (an empty
+    slides/) is not made."""
+    copy_tracked(("data", "docs", "slides", "schemas", "overrides"), target)
     shutil.copy(ROOT / "mkdocs.yml", target / "mkdocs.yml")
     return target
 

@@ -88,10 +88,18 @@ def _hostile(project: Path) -> None:
             if "url" in entry:
                 # Quotes and brackets that try to leave the href attribute or the link.
                 entry["url"] = entry["url"] + "?q=\"onmouseover='alert(1)'>)]("
-        for entry in entries:
+        for index, entry in enumerate(entries):
             for name in ("year", "number"):
                 if name in entry:
                     entry[name] = int(entry[name])
+            for name, value in entry.get("compare", {}).items():
+                if value in ("true", "false"):  # yes/no properties, read as text above
+                    entry["compare"][name] = value == "true"
+            for declaration in entry.get("compare", {}).get("properties", {}).values():
+                payload = PAYLOADS[index % len(PAYLOADS)]
+                declaration["label"] = f"{payload} {declaration['label']}"
+                for value in declaration.get("values", {}):
+                    declaration["values"][value] = f"{payload} {declaration['values'][value]}"
         path.write_text(yaml.safe_dump(entries, allow_unicode=True, sort_keys=False))
 
 

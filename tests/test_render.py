@@ -76,16 +76,16 @@ def test_code_spans_in_text_stay_code_and_stay_safe() -> None:
 def test_downloads_parse_and_keep_counts() -> None:
     files = _render()
     bib = pybtex.database.parse_string(files["downloads/papers.bib"], "bibtex")
-    assert sorted(bib.entries) == ["alpha2022first", "beta2020second"]
+    assert sorted(bib.entries) == ["alpha2022first", "beta2020second", "gamma2021third"]
     assert bib.entries["beta2020second"].type == "article"
     data = json.loads(files["downloads/catalog.json"])
-    assert [len(data[k]) for k in ("papers", "decks", "issues", "resources")] == [2, 1, 1, 1]
+    assert [len(data[k]) for k in ("papers", "decks", "issues", "resources")] == [3, 1, 1, 1]
     assert data["papers"][0]["permalink"] == "topics/training/#alpha2022first"
     feed = ET.fromstring(files["feed.xml"])
     ns = {"a": "http://www.w3.org/2005/Atom"}
     titles = [e.findtext("a:title", namespaces=ns) for e in feed.findall("a:entry", ns)]
     assert titles[0] == "Beta"  # newest added first
-    assert len(titles) == 5
+    assert len(titles) == 6
 
 
 def test_derived_links_are_typed() -> None:

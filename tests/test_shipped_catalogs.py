@@ -35,4 +35,7 @@ def test_each_catalog_names_its_schema_and_satisfies_it() -> None:
             for name in ("year", "number"):
                 if name in entry:
                     entry[name] = int(entry[name])
+            for name, value in entry.get("compare", {}).items():
+                if value in ("true", "false"):  # a yes/no comparison property
+                    entry["compare"][name] = value == "true"
         jsonschema.validate(entries, schema)

@@ -12,15 +12,97 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .schema import KINDS, Field, Kind, Type
+from .schema import (
+    COMPARE_KIND_HELP,
+    COMPARE_KINDS,
+    COMPARE_TEXT_MAX,
+    KINDS,
+    PROPERTY_PATTERN,
+    Field,
+    Kind,
+    Type,
+)
 
 SCHEMA_DIR = "schemas"
 _ID = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
 
+_PROPERTY_NAME = {"pattern": f"^{PROPERTY_PATTERN}$"}
+_LINE = {"type": "string", "minLength": 1, "pattern": r"^[^\n]*\S[^\n]*$"}
+
+
+def _compared_values() -> dict[str, Any]:
+    """A paper's `compare`: which names and values are allowed depends on its topics, which
+    `mlsys-kb validate` checks; the schema knows the shape of each value."""
+    return {
+        "type": "object",
+        "propertyNames": _PROPERTY_NAME,
+        "additionalProperties": {
+            "anyOf": [
+                {**_LINE, "maxLength": COMPARE_TEXT_MAX, "description": "One value or a text"},
+                {"type": "boolean", "description": "A yes/no property"},
+                {
+                    "type": "array",
+                    "items": {"type": "string", "pattern": _ID},
+                    "minItems": 1,
+                    "uniqueItems": True,
+                    "description": "A set of values",
+                },
+            ]
+        },
+    }
+
+
+def _comparison() -> dict[str, Any]:
+    kinds = "; ".join(f"{kind}: {text}" for kind, text in COMPARE_KIND_HELP.items())
+    declaration = {
+        "type": "object",
+        "properties": {
+            "label": {**_LINE, "description": "Column heading."},
+            "kind": {"enum": list(COMPARE_KINDS), "description": f"What a cell holds ({kinds})."},
+            "description": {**_LINE, "description": "What the column means, under the table."},
+            "values": {
+                "type": "object",
+                "description": "The vocabulary of a one or set property: value id -> label.",
+                "propertyNames": {"pattern": _ID},
+                "additionalProperties": _LINE,
+                "minProperties": 1,
+            },
+        },
+        "required": ["label", "kind"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "topics": {
+                "type": "array",
+                "items": {"type": "string", "pattern": _ID},
+                "minItems": 1,
+                "uniqueItems": True,
+                "description": "The topic and subtopics whose papers are rows "
+                "(default: this topic and all its subtopics).",
+            },
+            "properties": {
+                "type": "object",
+                "description": "The columns: property name -> declaration, in column order.",
+                "propertyNames": _PROPERTY_NAME,
+                "additionalProperties": declaration,
+                "minProperties": 1,
+            },
+        },
+        "required": ["properties"],
+        "additionalProperties": False,
+    }
+
+
 def _property(spec: Field) -> dict[str, Any]:
     prop: dict[str, Any] = {"description": spec.description}
-    if spec.type is Type.INT:
+    if spec.type is Type.COMPARE:
+        prop.update(_compared_values())
+    elif spec.type is Type.COMPARISON:
+        prop.update(_comparison())
+    elif spec.type is Type.INT:
         prop["type"] = "integer"
         if spec.name == "year":
             prop["minimum"] = 1950

@@ -35,6 +35,9 @@ if TYPE_CHECKING:  # yaml is imported only when an entry needs the full parser
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_DEPTH = 64
+# Mappings inside a field are read up to this depth (a topic's comparison declaration:
+# compare -> properties -> property -> values); deeper ones are kept only to be reported.
+MAX_MAP_DEPTH = 4
 
 
 class Collection(str):
@@ -96,12 +99,20 @@ class ItemMarks(Sequence[Mark]):
         return isinstance(other, Sequence) and list(self) == list(other)
 
 
-Raw = Scalar | RawList | Collection
+class RawMap(NamedTuple):
+    """A mapping nested in a field (a paper's comparison values, a topic's comparison
+    declaration): its fields as an entry's, each (value, value mark, key mark)."""
+
+    fields: dict[str, RawField]
+    mark: Mark
+
+
+Raw = Scalar | RawList | RawMap | Collection
 
 
 # A field as read: (value, mark of the value, mark of the key). A plain tuple, not a class:
 # there are a dozen per entry, and tuples are the cheapest thing Python makes.
-RawField = tuple[Raw, Mark, Mark]
+RawField = tuple[Any, Mark, Mark]
 
 
 @dataclass(slots=True)
@@ -395,10 +406,12 @@ class _Builder:
                 self.label = _label(fields, index)
         self.entries.append(entry)
 
-    def value(self, event: yaml.Event, events: Iterator[yaml.Event]) -> Raw:
+    def value(self, event: yaml.Event, events: Iterator[yaml.Event], depth: int = 1) -> Raw:
         kind = _kind(event)
         if kind == "ScalarEvent":
             return (event.value, not event.style)
+        if kind == "MappingStartEvent" and depth <= MAX_MAP_DEPTH:
+            return self.mapping(event, events, depth)
         if kind == "SequenceStartEvent":
             items = RawList([], [], [], [])
             for item in events:
@@ -418,8 +431,36 @@ class _Builder:
         if kind == "AliasEvent":
             self.alias(event)
             return ALIAS
-        self.skip(event, events, 3)
+        self.skip(event, events, 2 + depth)
         return Collection(_describe(event))
+
+    def mapping(self, start: yaml.Event, events: Iterator[yaml.Event], depth: int) -> RawMap:
+        """A mapping inside a field, read as an entry's fields are, ``depth`` levels in."""
+        fields: dict[str, RawField] = {}
+        for key in events:
+            kind = _kind(key)
+            if kind == "MappingEndEvent":
+                break
+            if kind == "AliasEvent":
+                self.alias(key)
+                self.skip(next(events), events, 3 + depth)
+                continue
+            if kind != "ScalarEvent":
+                self.report(key, "a key must be plain text, not " + _describe(key))
+                self.skip(key, events, 3 + depth)
+                self.skip(next(events), events, 3 + depth)
+                continue
+            value = next(events)
+            if key.value in fields:
+                self.report(key, f"key `{key.value}` appears twice in this mapping; keep one")
+                self.skip(value, events, 3 + depth)
+                continue
+            fields[key.value] = (
+                self.value(value, events, depth + 1),
+                self.mark(value),
+                self.mark(key),
+            )
+        return RawMap(fields, self.mark(start))
 
 
 def _describe(event: yaml.Event) -> str:

@@ -55,6 +55,9 @@ class Entry:
     key_marks: dict[str, Mark] = field(default_factory=dict)
     item_marks: dict[str, list[Mark]] = field(default_factory=dict)
     index: int = 0  # position in its file
+    # Marks inside a nested field (`compare`): (field, key) or (field, key, item index)
+    # -> (mark of the key or item, mark of its value).
+    sub_marks: dict[tuple[str | int, ...], tuple[Mark, Mark]] = field(default_factory=dict)
 
     @property
     def id(self) -> str:

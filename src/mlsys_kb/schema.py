@@ -28,6 +28,8 @@ class Type(Enum):
     ID = "id"  # lowercase a-z0-9 and dashes
     STRS = "list of strings"
     IDS = "list of ids"
+    COMPARISON = "comparison table"  # a topic's declaration of compared properties
+    COMPARE = "compared values"  # a paper's values for those properties
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,40 @@ TAGS = Field("tags", Type.IDS, "Tag ids from data/tags.yaml.", ref="tags")
 
 YEAR_MIN = 1950
 
+# Comparison tables. A topic declares the properties its papers are compared by; the
+# papers fill them in under `compare`, and the topic page shows one row per paper:
+#
+#     - id: gpu-programs                     # data/topics.yaml
+#       compare:
+#         topics: [gpu-analyse, gpu-test]    # whose papers are rows (default: this topic
+#         properties:                        # and all its subtopics)
+#           approach:
+#             label: Approach
+#             kind: set                      # one, set, bool or text
+#             values: {static-verification: Static verification, dynamic-analysis: ...}
+#           needs_source: {label: Needs source, kind: bool}
+#
+#     - id: betts2012gpuverify               # data/papers.yaml
+#       compare: {approach: [static-verification], needs_source: true}
+#
+# The declaration lives on the topic whose page shows the whole table, and names the
+# subtopics it covers: GPU analysis and testing is one comparison across two subtopics of
+# `gpu-programs` (Analyse and Test), so it is declared once on their parent, shown there in
+# full, and shown on each covered subtopic with that subtopic's rows only. The other
+# subtopics of the parent (Profile, Schedule, ...) are not rows: their papers differ along
+# other lines. A topic is covered by at most one table, so a paper's properties always have
+# one meaning; a paper may fill in the properties of any table covering one of its topics.
+# A property a paper leaves out is shown as unknown: only verified values are written.
+COMPARE_KINDS = ("one", "set", "bool", "text")
+COMPARE_KIND_HELP = {
+    "one": "one value of its vocabulary",
+    "set": "a list of values of its vocabulary",
+    "bool": "true or false (shown as yes or no)",
+    "text": "a short text",
+}
+COMPARE_TEXT_MAX = 80  # characters of a `text` cell: a table cell, not a paragraph
+PROPERTY_PATTERN = r"[a-z][a-z0-9_]*"
+
 TOPICS_KIND = Kind(
     "topics",
     "topic",
@@ -84,6 +120,13 @@ TOPICS_KIND = Kind(
         ),
         Field("parent", Type.ID, "Id of the parent topic.", ref="topics"),
         Field("description", Type.TEXT, "What the topic covers.", required=True),
+        Field(
+            "compare",
+            Type.COMPARISON,
+            "Comparison table of the topic's papers: the properties they are compared by, "
+            "and optionally the subtopics whose papers are rows.",
+            example="{properties: {heterogeneous: {label: Heterogeneous devices, kind: bool}}}",
+        ),
     ),
     "The taxonomy: one page per topic.",
     vocabulary=True,
@@ -165,6 +208,13 @@ PAPERS_KIND = Kind(
         TOPICS,
         TAGS,
         Field("summary", Type.TEXT, "One sentence on what the paper does."),
+        Field(
+            "compare",
+            Type.COMPARE,
+            "Verified values of the comparison properties its topics declare; leave out "
+            "what is not verified.",
+            example="{parallelism: [data, pipeline], heterogeneous: false}",
+        ),
         ADDED,
     ),
     "Papers, with the metadata a citation needs.",

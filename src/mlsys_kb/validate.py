@@ -17,9 +17,20 @@ from pathlib import Path
 from typing import Any, cast
 
 from . import loader
-from .loader import Collection, RawEntry, RawList, Reported
+from .loader import Collection, RawEntry, RawList, RawMap, Reported
 from .model import Catalog, Entry, Mark, Problem
-from .schema import ENTRY_KINDS, KINDS, YEAR_MIN, Field, Kind, Type
+from .schema import (
+    COMPARE_KIND_HELP,
+    COMPARE_KINDS,
+    COMPARE_TEXT_MAX,
+    ENTRY_KINDS,
+    KINDS,
+    PROPERTY_PATTERN,
+    YEAR_MIN,
+    Field,
+    Kind,
+    Type,
+)
 
 DATA_DIR = "data"
 SLIDES_DIR = "slides"
@@ -34,6 +45,7 @@ SAFE_SCHEMES = frozenset({"http", "https"})
 # Anything below 0x20 or DEL in a URL is how scheme filters get fooled ("java\tscript:").
 _CONTROL = re.compile(r"[\x00-\x20\x7f]")
 _PATTERNS: dict[str, re.Pattern[str]] = {}
+PROPERTY = re.compile(PROPERTY_PATTERN)
 
 
 def _close_matches(word: str, candidates, n: int = 1, cutoff: float = 0.6) -> list[str]:
@@ -90,6 +102,8 @@ def _load(root: Path) -> tuple[Catalog, list[Problem]]:
         catalog.entries[kind.name] = entries
     _check_unique(catalog, problems)
     _check_references(catalog, problems, broken, root)
+    if "topics" not in broken:
+        _check_comparisons(catalog, problems)
     _check_stray_files(root, problems)
     problems.sort()
     return catalog, problems
@@ -198,6 +212,8 @@ def _prepare(kind: Kind) -> dict[str, Callable[[Any, Entry], Any]]:
 def _quick(spec: Field) -> Callable[[Any, Entry], Any]:
     kind = spec.type
     name = spec.name
+    if kind in (Type.COMPARE, Type.COMPARISON):
+        return lambda raw, entry: _SLOW  # rare, and nested: always the full check
     if kind in (Type.STRS, Type.IDS):
         item_ok = ID_PATTERN.fullmatch if kind is Type.IDS else None
         required = spec.required
@@ -276,6 +292,13 @@ def _unknown_field(kind: Kind, name: str) -> str:
 def _convert(spec: Field, raw: Any, mark: Mark, entry: Entry, report) -> Any:
     """The field's value as its declared type, or None after reporting why it is not."""
     if isinstance(raw, Reported):
+        return None
+    if spec.type is Type.COMPARE:
+        return _compared_values(spec, raw, mark, entry, report)
+    if spec.type is Type.COMPARISON:
+        return _comparison(spec, raw, mark, entry, report)
+    if isinstance(raw, RawMap):
+        report(mark, f"`{spec.name}` must be {_expected(spec)}, not a mapping")
         return None
     if isinstance(raw, Collection):
         report(mark, f"`{spec.name}` must be {_expected(spec)}, not {raw}")
@@ -385,6 +408,399 @@ def _scalar(spec: Field, text: str, plain: bool, mark: Mark, report) -> Any:
     return text
 
 
+# --- comparison tables (the declarations are explained in schema.py) -----------------------
+
+
+def _what(raw: Any) -> str:
+    if isinstance(raw, RawMap):
+        return "a mapping"
+    if isinstance(raw, RawList):
+        return "a list"
+    if isinstance(raw, Collection):
+        return str(raw)
+    return "a single value"
+
+
+def _one_line(raw: Any) -> str | None:
+    """The text of a scalar on one line, or None (null, empty, a list, a mapping...)."""
+    if type(raw) is not tuple:
+        return None
+    text, plain = raw
+    if (plain and text in NULLS) or not text.strip() or "\n" in text:
+        return None
+    return text
+
+
+def _compared_values(spec: Field, raw: Any, mark: Mark, entry: Entry, report) -> Any:
+    """A paper's `compare`: property name -> text, true/false or a list of texts. Whether
+    the properties and values are declared is checked later, against the topics."""
+    if not isinstance(raw, RawMap):
+        report(
+            mark,
+            f"`{spec.name}` must be a mapping of property: value, such as "
+            f"`{spec.name}: {spec.example}`, not {_what(raw)}",
+        )
+        return None
+    values: dict[str, Any] = {}
+    for key, (value, value_mark, key_mark) in raw.fields.items():
+        if not PROPERTY.fullmatch(key):
+            report(key_mark, f"a property name is lowercase a-z, 0-9 and _, not {_shown(key)}")
+            continue
+        entry.sub_marks[(spec.name, key)] = (key_mark, value_mark)
+        empty = f"`{key}` is empty; leave out a property that is not verified: it shows as unknown"
+        if isinstance(value, Reported):
+            continue
+        if isinstance(value, RawList):
+            for what, nested_mark in value.nested:
+                report(nested_mark, f"each item of `{key}` must be a single value, not {what}")
+            items: list[str] = []
+            for text, item_mark in zip(value.texts, value.marks, strict=True):
+                if not text.strip():
+                    report(item_mark, f"empty item in `{key}`; remove it")
+                    continue
+                entry.sub_marks[(spec.name, key, len(items))] = (item_mark, item_mark)
+                items.append(text)
+            if not value.texts and not value.nested:
+                report(value_mark, empty)
+            elif not value.nested and len(items) == len(value.texts):
+                values[key] = items
+        elif isinstance(value, (RawMap, Collection)):
+            report(value_mark, f"`{key}` must be a value or a list of values, not {_what(value)}")
+        else:
+            text, plain = value
+            if plain and text in ("true", "false"):
+                values[key] = text == "true"
+            elif (plain and text in NULLS) or not text.strip():
+                report(value_mark, empty)
+            elif "\n" in text:
+                report(value_mark, f"`{key}` must be on one line")
+            else:
+                values[key] = text
+    return values
+
+
+_COMPARISON_KEYS = ("topics", "properties")
+_PROPERTY_KEYS = ("label", "kind", "description", "values")
+_PROPERTY_EXAMPLE = "`parallelism: {label: Parallelism, kind: set, values: {data: Data}}`"
+
+
+def _unknown_key(key: str, known: tuple[str, ...], where: str) -> str:
+    close = _close_matches(key, known, n=1)
+    hint = f"; did you mean `{close[0]}`?" if close else ""
+    return f"unknown key `{_cut(key)}` in {where}{hint} (keys: {', '.join(known)})"
+
+
+def _comparison(spec: Field, raw: Any, mark: Mark, entry: Entry, report) -> Any:
+    """A topic's `compare`: {"topics": [ids] (optional), "properties": {name: declaration}}."""
+    if not isinstance(raw, RawMap):
+        report(
+            mark,
+            f"`{spec.name}` must be a mapping with `properties` (and optionally `topics`), "
+            f"such as `{spec.name}: {spec.example}`, not {_what(raw)}",
+        )
+        return None
+    fields = raw.fields
+    for key, (_value, _value_mark, key_mark) in fields.items():
+        if key not in _COMPARISON_KEYS:
+            report(key_mark, _unknown_key(key, _COMPARISON_KEYS, f"`{spec.name}`"))
+    result: dict[str, Any] = {}
+    if "topics" in fields:
+        value, value_mark, _key_mark = fields["topics"]
+        texts = value.texts if isinstance(value, RawList) and not value.nested else []
+        if texts and all(map(ID_PATTERN.fullmatch, texts)) and len(set(texts)) == len(texts):
+            result["topics"] = list(texts)
+            for position, item_mark in enumerate(value.marks):
+                entry.sub_marks[(spec.name, "topics", position)] = (item_mark, item_mark)
+        else:
+            report(
+                value_mark,
+                "`topics` of `compare` must be a list of distinct topic ids, such as "
+                "`topics: [gpu-analyse, gpu-test]`",
+            )
+    # A broken declaration stays in as None: the topics it covers are still checked, and
+    # its papers' values are not reported as undeclared.
+    properties: dict[str, Any] = {}
+    result["properties"] = properties
+    if "properties" not in fields:
+        report(raw.mark, f"`{spec.name}` needs `properties`, such as {_PROPERTY_EXAMPLE}")
+        return result
+    value, value_mark, _key_mark = fields["properties"]
+    if not isinstance(value, RawMap) or not value.fields:
+        report(
+            value_mark,
+            "`properties` must be a mapping of each property's name to its declaration, "
+            f"such as {_PROPERTY_EXAMPLE}",
+        )
+        return result
+    for name, (declaration, declaration_mark, name_mark) in value.fields.items():
+        if not PROPERTY.fullmatch(name):
+            report(name_mark, f"a property name is lowercase a-z, 0-9 and _, not {_shown(name)}")
+            continue
+        properties[name] = _property_declaration(name, declaration, declaration_mark, report)
+        entry.sub_marks[(spec.name, name)] = (name_mark, declaration_mark)
+    return result
+
+
+def _property_declaration(name: str, raw: Any, mark: Mark, report) -> dict[str, Any] | None:
+    if not isinstance(raw, RawMap):
+        report(
+            mark,
+            f"property `{name}` must be a mapping of label, kind and values, "
+            f"such as {_PROPERTY_EXAMPLE}, not {_what(raw)}",
+        )
+        return None
+    fields = raw.fields
+    good = True
+    for key, (_value, _value_mark, key_mark) in fields.items():
+        if key not in _PROPERTY_KEYS:
+            report(key_mark, _unknown_key(key, _PROPERTY_KEYS, f"property `{name}`"))
+            good = False
+    result: dict[str, Any] = {}
+    for key, required in (("label", True), ("kind", True), ("description", False)):
+        if key not in fields:
+            if required:
+                report(raw.mark, f"property `{name}` needs `{key}`, such as {_PROPERTY_EXAMPLE}")
+                good = False
+            continue
+        text = _one_line(fields[key][0])
+        if text is None:
+            report(fields[key][1], f"`{key}` of property `{name}` must be one line of text")
+            good = False
+        else:
+            result[key] = text
+    kind = result.get("kind")
+    if kind is not None and kind not in COMPARE_KINDS:
+        close = _close_matches(kind, COMPARE_KINDS, n=1)
+        hint = f"; did you mean `{close[0]}`?" if close else ""
+        kinds = "; ".join(f"{k}: {help}" for k, help in COMPARE_KIND_HELP.items())
+        report(
+            fields["kind"][1],
+            f"`kind` of property `{name}` must be one of {', '.join(COMPARE_KINDS)}, "
+            f"not {_shown(kind)}{hint} ({kinds})",
+        )
+        return None
+    if kind in ("bool", "text"):
+        if "values" in fields:
+            report(fields["values"][2], f"a `{kind}` property has no `values`; remove them")
+            good = False
+    elif kind is not None:
+        if "values" not in fields:
+            report(
+                raw.mark,
+                f"a `{kind}` property needs `values`: each value's id and its label, "
+                "such as `values: {data: Data, tensor: Tensor}`",
+            )
+            return None
+        vocabulary = _vocabulary(name, *fields["values"][:2], report)
+        if vocabulary is None:
+            return None
+        result["values"] = vocabulary
+    return result if good else None
+
+
+def _vocabulary(name: str, raw: Any, mark: Mark, report) -> dict[str, str] | None:
+    if not isinstance(raw, RawMap) or not raw.fields:
+        report(
+            mark,
+            f"`values` of property `{name}` must be a mapping of each value's id to its "
+            "label, such as `values: {data: Data, tensor: Tensor}`",
+        )
+        return None
+    vocabulary: dict[str, str] = {}
+    good = True
+    for value_id, (label, label_mark, id_mark) in raw.fields.items():
+        if not ID_PATTERN.fullmatch(value_id):
+            suggestion = re.sub(r"[^a-z0-9]+", "-", value_id.lower()).strip("-")
+            hint = f"; for example `{_cut(suggestion)}`" if suggestion else ""
+            report(
+                id_mark,
+                f"a value id must be lowercase a-z, 0-9 and single dashes, "
+                f"not {_shown(value_id)}{hint}",
+            )
+            good = False
+            continue
+        text = _one_line(label)
+        if text is None:
+            report(label_mark, f"the label of value `{value_id}` must be one line of text")
+            good = False
+            continue
+        vocabulary[value_id] = text
+    return vocabulary if good else None
+
+
+def _check_comparisons(catalog: Catalog, problems: list[Problem]) -> None:
+    """Which topics each table covers, and every paper's values against the tables that
+    cover its topics."""
+    topics = catalog.by_id("topics")
+    parents = {topic.id: topic.get("parent") for topic in catalog["topics"]}
+    covered_by = comparison_coverage(catalog)
+    for topic in catalog["topics"]:
+        declaration = topic.get("compare")
+        if declaration is None:
+            continue
+        for position, listed in enumerate(declaration.get("topics", [])):
+            mark = topic.sub_marks[("compare", "topics", position)][0]
+            if listed not in topics:
+                message = _unknown_ref(KINDS["topics"], listed, set(topics))
+                problems.append(_at(topic, "compare", message, mark))
+            elif topic.id not in _lineage(listed, parents):
+                message = (
+                    f"`{listed}` is not `{topic.id}` or one of its subtopics; "
+                    "a table compares the papers of its own topic and subtopics"
+                )
+                problems.append(_at(topic, "compare", message, mark))
+            elif covered_by.get(listed, topic) is not topic:
+                first = covered_by[listed]
+                message = (
+                    f"topic `{listed}` is already compared in the table of {_where(first)}; "
+                    "a topic's papers have one comparison table"
+                )
+                problems.append(_at(topic, "compare", message, mark))
+        if "topics" not in declaration and covered_by.get(topic.id) is not topic:
+            message = (
+                f"topic `{topic.id}` is already compared in the table of "
+                f"{_where(covered_by[topic.id])}; a topic's papers have one comparison table"
+            )
+            problems.append(_at(topic, "compare", message))
+    for paper in catalog["papers"]:
+        values = paper.get("compare")
+        if values is None:
+            continue
+        tables = _tables_of(paper, covered_by)
+        if not tables:
+            message = (
+                "no comparison table covers this paper's topics; declare one under "
+                "`compare` in data/topics.yaml, or remove `compare`"
+            )
+            problems.append(_at(paper, "compare", message))
+            continue
+        declared: dict[str, dict[str, Any] | None] = {}
+        for table in tables:
+            for name, declaration in table["compare"]["properties"].items():
+                declared.setdefault(name, declaration)
+        where = ", ".join(f"`{table.id}`" for table in tables)
+        for name, value in values.items():
+            name_mark, value_mark = paper.sub_marks[("compare", name)]
+            if name not in declared:
+                close = _close_matches(name, declared, n=1)
+                hint = f"; did you mean `{close[0]}`?" if close else ""
+                message = (
+                    f"unknown comparison property `{_cut(name)}`{hint} (the table of {where} "
+                    f"declares {', '.join(declared) or 'none'})"
+                )
+                problems.append(_at(paper, "compare", message, name_mark))
+                continue
+            declaration = declared[name]
+            if declaration is None:
+                continue  # its declaration is broken, and reported
+            for message, mark in _cell_problems(paper, name, value, declaration, value_mark):
+                problems.append(_at(paper, "compare", message, mark))
+
+
+def _lineage(topic: str, parents: dict[str, Any]) -> list[str]:
+    """The topic and its ancestors, nearest first (a cycle, reported elsewhere, stops it)."""
+    line: list[str] = []
+    current: Any = topic
+    while current is not None and current not in line:
+        line.append(current)
+        current = parents.get(current)
+    return line
+
+
+def comparison_coverage(catalog: Catalog) -> dict[str, Entry]:
+    """Topic id -> the topic whose comparison table covers its papers. A table covers the
+    topics it lists (by default its own) and their subtopics; the first table wins."""
+    children: dict[Any, list[str]] = {}
+    for topic in catalog["topics"]:
+        children.setdefault(topic.get("parent"), []).append(topic.id)
+    covered: dict[str, Entry] = {}
+    for topic in catalog["topics"]:
+        declaration = topic.get("compare")
+        if declaration is None:
+            continue
+        stack = [
+            listed
+            for listed in declaration.get("topics", [topic.id])
+            if listed == topic.id or _is_below(listed, topic.id, catalog)
+        ]
+        seen: set[str] = set()
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            covered.setdefault(current, topic)
+            stack.extend(children.get(current, []))
+    return covered
+
+
+def _is_below(topic: str, ancestor: str, catalog: Catalog) -> bool:
+    parents = {entry.id: entry.get("parent") for entry in catalog["topics"]}
+    return topic in parents and ancestor in _lineage(topic, parents)[1:]
+
+
+def _tables_of(paper: Entry, covered_by: dict[str, Entry]) -> list[Entry]:
+    tables: list[Entry] = []
+    for topic in paper.get("topics", []):
+        table = covered_by.get(topic)
+        if table is not None and table not in tables:
+            tables.append(table)
+    return tables
+
+
+def _cell_problems(
+    paper: Entry, name: str, value: Any, declaration: dict[str, Any], mark: Mark
+) -> list[tuple[str, Mark]]:
+    kind = declaration["kind"]
+    vocabulary: dict[str, str] = declaration.get("values", {})
+    shown = "a list" if isinstance(value, list) else _shown(str(value).lower())
+    if value == "unknown" or value == ["unknown"]:
+        return [(f"leave `{name}` out when it is not verified: it shows as unknown", mark)]
+    if kind == "bool":
+        if isinstance(value, bool):
+            return []
+        return [(f"`{name}` is yes or no: write true or false, not {shown}", mark)]
+    if kind == "text":
+        if not isinstance(value, str):
+            return [(f"`{name}` is a short text, not {shown}", mark)]
+        if len(value) > COMPARE_TEXT_MAX:
+            return [
+                (f"`{name}` is {len(value)} characters long; a cell holds {COMPARE_TEXT_MAX}", mark)
+            ]
+        return []
+    known = ", ".join(vocabulary)
+    if kind == "one":
+        if isinstance(value, list):
+            hint = f"; write `{name}: {value[0]}`" if len(value) == 1 else ""
+            return [(f"`{name}` takes one value of {known}, not a list{hint}", mark)]
+        items = [(value, mark)]
+    else:
+        if not isinstance(value, list):
+            return [(f"`{name}` is a set: write a list, such as `{name}: [{value}]`", mark)]
+        items = [
+            (item, paper.sub_marks[("compare", name, position)][0])
+            for position, item in enumerate(value)
+        ]
+    found: list[tuple[str, Mark]] = []
+    seen: set[str] = set()
+    for item, item_mark in items:
+        if isinstance(item, bool) or item not in vocabulary:
+            text = str(item).lower() if isinstance(item, bool) else item
+            close = _close_matches(text, vocabulary, n=1)
+            hint = f"; did you mean `{close[0]}`?" if close else ""
+            found.append(
+                (
+                    f"`{_cut(text)}` is not a value of `{name}`{hint} (values: {known}; "
+                    "a new one is declared in data/topics.yaml first)",
+                    item_mark,
+                )
+            )
+        elif item in seen:
+            found.append((f"`{item}` is listed twice in `{name}`", item_mark))
+        seen.add(item)
+    return found
+
+
 def _cut(text: str, limit: int = 60) -> str:
     """A value as a message shows it: cut short, so that a 10 MB value does not make a
     10 MB message."""
@@ -409,6 +825,8 @@ def _expected(spec: Field) -> str:
         Type.STRS: "a list of text values",
         Type.IDS: "a list of ids",
         Type.INT: "a whole number",
+        Type.COMPARE: "a mapping of property: value",
+        Type.COMPARISON: "a mapping with `properties`",
     }.get(spec.type, "a single value")
 
 

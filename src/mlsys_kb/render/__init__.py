@@ -8,6 +8,7 @@ hands the result to MkDocs as virtual files, and tests compare it with golden fi
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 
 from ..model import Catalog
@@ -15,7 +16,7 @@ from ..schema import ENTRY_KINDS, KINDS
 from . import pages
 from .charts import bar_chart, stacked_bar_chart
 from .entries import links
-from .feed import atom
+from .feed import atom, topic_atom, topic_feed_path
 from .site import Options, Site, home_page, topic_page
 from .text import html, path_href
 
@@ -86,6 +87,28 @@ def render_site(catalog: Catalog, options: Options | None = None) -> dict[str, s
     overviews = options.overviews if options else {}
     for topic in catalog["topics"]:
         files[topic_page(topic.id)] = pages.topic(site, topic.id, overviews.get(topic.id))
+        files[topic_feed_path(topic.id)] = topic_atom(site, topic.id)
     files["stats.md"], charts = stats(site)
     files.update(charts)
+    # The one page that lists a paper more than once (under each of its tags); the COinS
+    # test checks that every page carries each paper's citation exactly once.
+    files["tags.md"] = once_per_page(files["tags.md"])
     return files
+
+
+_COINS = re.compile(r'<span class="Z3988" title="[^"]*"></span>')
+
+
+def once_per_page(page: str) -> str:
+    """Each paper's COinS once on a page (the tags page lists a paper under each of its
+    tags): a reference manager would offer it as many times."""
+    seen: set[str] = set()
+
+    def first(match: re.Match[str]) -> str:
+        span = match.group()
+        if span in seen:
+            return ""
+        seen.add(span)
+        return span
+
+    return _COINS.sub(first, page)

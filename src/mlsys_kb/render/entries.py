@@ -193,7 +193,7 @@ def entry_block(entry: Entry, site: Site, page: str) -> str:
     # search index so that hits land on entries. HTML because Python-Markdown's inline
     # links cost about 0.1 ms each, and 10,000 entries carry over 100,000 of them
     # (docs/benchmarks.md); one block because each raw HTML block has a cost of its own.
-    chrome = []
+    chrome = [site.coins(entry)] if entry.kind == "papers" else []
     buttons = button_row(entry, site, page)
     if buttons:
         chrome.append(f'<p class="entry-links">{buttons}</p>')
@@ -210,6 +210,8 @@ def entry_block(entry: Entry, site: Site, page: str) -> str:
 def entry_line(entry: Entry, site: Site, page: str, *, detail: bool = True) -> str:
     """One list item, HTML, linking to the entry's permalink: index pages list thousands."""
     link = page_link(site, page, html_code(entry_title(entry)), home_page(entry), entry.id)
+    if entry.kind == "papers":
+        link += site.coins(entry)  # every page that shows a paper carries its citation
     if not detail:
         return f"<li>{link}</li>"
     extra = ""

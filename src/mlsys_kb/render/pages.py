@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 
 from ..model import Entry
 from ..schema import ENTRY_KINDS
+from .compare import comparison
 from .entries import entry_block, entry_line, entry_list, page_link
+from .feed import SITE_TITLE, topic_feed_path
 from .site import KIND_TITLES, Site, entry_title, home_page, newest_first, relative, topic_page
 from .text import html, html_code, md, md_code
 
@@ -39,7 +42,7 @@ def home(site: Site) -> str:
         counts["resources"], "tool, framework, post or guide", "tools, frameworks, posts and guides"
     )
     lines = [
-        "# MLSys knowledge base",
+        feed_front_matter("feed.xml", f"{SITE_TITLE}: recently added") + "# MLSys knowledge base",
         "",
         "A curated, searchable collection of machine-learning-systems study material: "
         f"{_count(counts['papers'], 'paper')}, {_count(counts['decks'], 'seminar deck')}, "
@@ -70,25 +73,52 @@ def home(site: Site) -> str:
         "",
         "- [papers.bib](downloads/papers.bib): the whole bibliography as BibTeX",
         "- [catalog.json](downloads/catalog.json): every catalog as JSON",
-        "- [feed.xml](feed.xml): an Atom feed of newly added entries",
+        "- [feed.xml](feed.xml): an Atom feed of newly added entries; each topic's page "
+        "links a feed of its own",
         "",
     ]
     return "\n".join(lines)
 
 
+_INERT = str.maketrans({c: f"\\u{ord(c):04x}" for c in "<>&[]"})
+
+
+def _yaml_string(text: str) -> str:
+    """A double-quoted YAML (and JSON) string with no HTML or link syntax in its source, so
+    that it stays inert even where front matter is not stripped; YAML reads the escapes
+    back."""
+    return json.dumps(text).translate(_INERT)
+
+
+def feed_front_matter(path: str, title: str) -> str:
+    """Front matter naming the page's Atom feed, which the theme override
+    (overrides/main.html) links from the page's head."""
+    return f"---\nfeed: {_yaml_string(path)}\nfeed_title: {_yaml_string(title)}\n---\n\n"
+
+
 def topic(site: Site, topic_id: str, overview: str | None = None) -> str:
     page = topic_page(topic_id)
     entry = site.topics[topic_id]
-    lines = [f"# {md(entry['title'])}", "", md(entry["description"]), ""]
+    feed = topic_feed_path(topic_id)
+    lines = [
+        feed_front_matter(feed, f"{SITE_TITLE}: {entry['title']}") + f"# {md(entry['title'])}",
+        "",
+        md(entry["description"]),
+        "",
+    ]
     parent = entry.get("parent")
     if parent:
         up = site.topics[parent]
         lines += [f"Part of [{md(up['title'])}]({relative(page, topic_page(parent))}).", ""]
     if overview:
         lines += [f"Start with the [overview]({relative(page, overview)}).", ""]
+    which = "this topic (with its subtopics)" if site.children[topic_id] else "this topic"
+    link = f"[Atom feed]({relative(page, feed)}){{ .topic-feed }}"
+    lines += [f"Follow {which} in a feed reader: {link}.", ""]
     children = site.children[topic_id]
     if children:
         lines += ["## Subtopics", "", *_topic_tree(site, page, topic_id), ""]
+    lines += comparison(site, topic_id)
     groups = site.by_topic[topic_id]
     for kind in ENTRY_KINDS:
         entries = groups.get(kind, [])

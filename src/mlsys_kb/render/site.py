@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from ..bibtex import paper_bibtex
 from ..model import Catalog, Entry
 from ..schema import ENTRY_KINDS
+from ..validate import comparison_coverage
 
 KIND_TITLES = {
     "papers": "Papers",
@@ -59,6 +60,30 @@ class Site:
         for deck in self.catalog["decks"]:
             for paper in deck.get("papers", []):
                 self.reviewed_in[paper].append(deck)
+        # Topic id -> the topic whose comparison table covers its papers (schema.py).
+        self.compared_in: dict[str, Entry] = comparison_coverage(self.catalog)
+        self._coins: dict[str, str] = {}
+
+    def coins(self, paper: Entry) -> str:
+        """The paper's COinS span, made once: a paper is shown on several pages."""
+        span = self._coins.get(paper.id)
+        if span is None:
+            from .coins import coins_span
+
+            span = self._coins[paper.id] = coins_span(paper, self.venues)
+        return span
+
+    def subtree(self, topic: str) -> list[str]:
+        """The topic and all its subtopics, the topic first."""
+        found: list[str] = []
+        stack = [topic]
+        while stack:
+            current = stack.pop()
+            if current in found:
+                continue
+            found.append(current)
+            stack.extend(child.id for child in reversed(self.children[current]))
+        return found
 
     @functools.cached_property
     def bibtex(self) -> dict[str, str]:
