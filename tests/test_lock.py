@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import tomllib
 from importlib import metadata
-from pathlib import Path
 
 from packaging.markers import default_environment
 from packaging.requirements import Requirement
@@ -75,9 +74,7 @@ def test_a_changed_missing_or_loose_pin_is_a_disagreement():
     lock = LOCK.read_text(encoding="utf-8")
     assert '"mkdocs==1.6.1"' in pyproject
     bumped = pyproject.replace('"mkdocs==1.6.1"', '"mkdocs==1.6.0"')
-    assert disagreements(bumped, lock) == [
-        "mkdocs==1.6.0: the lock has 1.6.1; run `make lock`"
-    ]
+    assert disagreements(bumped, lock) == ["mkdocs==1.6.0: the lock has 1.6.1; run `make lock`"]
     added = pyproject.replace('"pyyaml==6.0.3",', '"pyyaml==6.0.3", "feedparser==6.0.12",')
     assert disagreements(added, lock) == ["feedparser==6.0.12: not in the lock; run `make lock`"]
     loose = pyproject.replace('"pyyaml==6.0.3"', '"pyyaml>=6"')
