@@ -120,6 +120,9 @@ def test_each_builder_makes_every_page_and_entry_anchor(builds, builder: str):
         assert _parse(site / page).ids & entry_ids == expected, page
     found = set().union(*(_parse(site / page).ids for page in _pages(site)))
     assert entry_ids <= found
+    # No page-level edit button: the generated pages have no source file to edit.
+    for page in _pages(site):
+        assert 'rel="edit"' not in (site / page).read_text(encoding="utf-8"), page
     # The entry chrome (link buttons, cross-links, BibTeX) came through the Markdown intact.
     for topic in catalog["topics"]:
         page = f"topics/{topic.id}/index.html"

@@ -111,8 +111,18 @@ def project_files(root: Path) -> tuple[dict[str, Any], dict[str, str | Path]]:
         item for item in config.get("plugins") or [] if _plugin_name(item) not in OUR_PLUGINS
     ]
     # The generated pages have no source in the repository to edit: no page-level edit
-    # button (each entry keeps its own "Edit this entry" link to its catalog line).
+    # button (each entry keeps its own "Edit this entry" link to its catalog line). Zensical
+    # ignores an empty edit_uri and links .../REPO//topics/x/index.md: the theme feature
+    # goes too.
     neutral["edit_uri"] = ""
+    theme = dict(neutral.get("theme") or {})
+    if isinstance(theme.get("features"), list):
+        theme["features"] = [
+            feature
+            for feature in theme["features"]
+            if feature not in ("content.action.edit", "content.action.view")
+        ]
+    neutral["theme"] = theme
     header = (
         "# Written by `mlsys-kb render --out`: the site without the mlsys-kb plugin, for any\n"
         "# builder that reads mkdocs.yml. Regenerate it; do not edit it.\n"

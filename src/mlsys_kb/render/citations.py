@@ -38,11 +38,10 @@ def reference(paper: Entry, site: Site, page: str) -> str:
     where = ", ".join(
         part for part in (md(venue["name"]) if venue else "", str(paper.get("year", ""))) if part
     )
-    parts = [f"{authors}. *{md(entry_title(paper))}*. {where}."]
     targets = [(label, href(url)) for label, url in links(paper) if label in ("arXiv", "DOI")]
-    parts += [f"[{label}]({target})" for label, target in targets if target]
-    parts.append(f"[In the catalog]({relative(page, home_page(paper), paper.id)})")
-    return " ".join(parts)
+    linked = [f"[{label}]({target})" for label, target in targets if target]
+    linked.append(f"[In the catalog]({relative(page, home_page(paper), paper.id)})")
+    return f"{authors}. *{md(entry_title(paper))}*. {where}. " + " · ".join(linked)
 
 
 def resolve(markdown: str, page: str, site: Site) -> Resolved:
