@@ -32,7 +32,7 @@ def _export(ref: str, target: Path) -> None:
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
 
 
-def _install(project: Path, cache: Path) -> float:
+def _install(project: Path, cache: Path, make_args: list[str]) -> float:
     shutil.rmtree(project / ".venv", ignore_errors=True)
     env = {**os.environ, "PIP_CACHE_DIR": str(cache), "UV_CACHE_DIR": str(cache)}
     env.pop("VIRTUAL_ENV", None)
@@ -56,6 +56,9 @@ def main() -> int:
     parser.add_argument("--ref", default="HEAD", help="commit to measure (default: HEAD)")
     parser.add_argument("--runs", type=int, default=3, help="counted runs per cache state")
     parser.add_argument("--label", default=None, help="row label (default: the ref)")
+    parser.add_argument(
+        "--make-arg", action="append", default=[], help="passed to make, e.g. INSTALLER=pip"
+    )
     args = parser.parse_args()
     label = args.label or args.ref
     rows = []
@@ -64,14 +67,14 @@ def main() -> int:
         project.mkdir()
         _export(args.ref, project)
         warm_cache = Path(temporary) / "warm-cache"
-        _install(project, warm_cache)  # fills the cache; not counted
+        _install(project, warm_cache, args.make_arg)  # fills the cache; not counted
         warm = []
         for _ in range(args.runs):
-            warm.append(_install(project, warm_cache))
+            warm.append(_install(project, warm_cache, args.make_arg))
             print(f"warm: {warm[-1]:.1f} s, load {os.getloadavg()[0]:.1f}", file=sys.stderr)
         cold = []
         for run in range(args.runs):
-            cold.append(_install(project, Path(temporary) / f"cold-cache-{run}"))
+            cold.append(_install(project, Path(temporary) / f"cold-cache-{run}", args.make_arg))
             print(f"cold: {cold[-1]:.1f} s, load {os.getloadavg()[0]:.1f}", file=sys.stderr)
         rows = [_summary(f"{label}, warm cache", warm), _summary(f"{label}, cold cache", cold)]
     load = os.getloadavg()
