@@ -8,16 +8,40 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install browser serve build validate check-links check-links-external bench-links test lint bench clean
+LOCK := locks/requirements.txt
+# uv, which installs the lock, comes from PyPI through pip, with its hashes from the lock.
+UV_LOCK := locks/uv.txt
+# INSTALLER=pip installs the same lock with pip alone (slower; for a machine without uv).
+INSTALLER ?= uv
+
+.PHONY: install lock browser serve build validate check-links check-links-external bench-links test lint bench clean
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# Exactly the versions (and files: hashes) of the lock; anything else in .venv is removed.
+$(STAMP): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed; set PYTHON=python3.11")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+ifeq ($(INSTALLER),pip)
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+else
+	@test -x $(BIN)/uv || $(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(UV_LOCK)
+	$(BIN)/uv pip sync --quiet --python $(BIN)/python $(LOCK)
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
+endif
 	@touch $(STAMP)
+
+# Regenerate the lock from pyproject.toml (after adding or bumping a dependency): every
+# distribution for every platform, with hashes, from PyPI only (no local index or wheel
+# folder: the lock must install on a fresh machine). Then `make install`.
+lock:
+	@test -x $(BIN)/uv || { test -x $(BIN)/python || $(PYTHON) -m venv $(VENV); \
+		$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(UV_LOCK); }
+	$(BIN)/uv pip compile pyproject.toml --extra test --extra installers --universal \
+		--python-version 3.11 --generate-hashes \
+		--no-config --quiet -o $(LOCK)
+	$(BIN)/python scripts/lock_bootstrap.py $(LOCK) $(UV_LOCK)
 
 # Debian's Chromium for the browser tests; installed only where we may (root on Debian/Ubuntu).
 browser:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import shutil
 import subprocess
 import sys
@@ -15,8 +16,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def build_site(project: Path, site_dir: Path) -> subprocess.CompletedProcess[str]:
-    """Run the real `mlsys-kb build` on a project directory."""
+def build_site(
+    project: Path, site_dir: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the real `mlsys-kb build` on a project directory (``env``: extra variables)."""
     command = [sys.executable, "-m", "mlsys_kb.cli", "--root", str(project), "build"]
     return subprocess.run(
         [*command, "--site-dir", str(site_dir)],
@@ -24,6 +27,7 @@ def build_site(project: Path, site_dir: Path) -> subprocess.CompletedProcess[str
         text=True,
         check=False,
         cwd=project,
+        env={**os.environ, **(env or {})},
     )
 
 

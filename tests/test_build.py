@@ -13,10 +13,12 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from mkdocs.config import load_config
 
 from mlsys_kb import validate
 from mlsys_kb.model import Catalog, Entry
@@ -257,6 +259,43 @@ def test_known_citations_become_references(tmp_path: Path) -> None:
     assert "@decorator stays code" in html
 
 
+def test_site_and_repository_addresses_come_from_the_environment(tmp_path: Path) -> None:
+    """A fork's deploy sets SITE_URL, REPO_URL and REPO_NAME (mkdocs.yml reads them with
+    !ENV): edit links, the header's repository link and the feed must all use them."""
+    project = copy_project(tmp_path / "project")
+    fork = {
+        "SITE_URL": "https://forker.github.io/kb-fork/",
+        "REPO_URL": "https://github.com/forker/kb-fork",
+        "REPO_NAME": "forker/kb-fork",
+    }
+    site = project / "site"
+    result = build_site(project, site, env=fork)
+    assert result.returncode == 0, result.stdout + result.stderr
+    topic = (site / "topics" / "gnn" / "index.html").read_text(encoding="utf-8")
+    # An entry's "edit this entry" link points at its line in the fork's catalog.
+    edit = r'href="https://github\.com/forker/kb-fork/blob/main/data/\w+\.yaml#L\d+"'
+    assert re.search(edit, topic)
+    assert 'href="https://github.com/forker/kb-fork"' in topic  # the header's repository link
+    assert "forker/kb-fork" in topic  # repo_name, shown beside it
+    guide = next((site / "guides").glob("*/index.html")).read_text(encoding="utf-8")
+    assert "https://github.com/forker/kb-fork/edit/main/docs/guides/" in guide
+    feed = ET.parse(site / "feed.xml").getroot()
+    atom = "{http://www.w3.org/2005/Atom}"
+    # The feed's own links and each entry's id and permalink (rel="related" is the paper's).
+    own = [link.get("href") for link in feed.iter(f"{atom}link") if link.get("rel") != "related"]
+    own += [element.text for element in feed.iter(f"{atom}id")]
+    assert len(own) > 4, own
+    assert all(url.startswith("https://forker.github.io/kb-fork/") for url in own), own
+    sitemap = (site / "sitemap.xml").read_text(encoding="utf-8")
+    assert "<loc>https://forker.github.io/kb-fork/topics/gnn/</loc>" in sitemap
+    # Nothing of the default address is left anywhere in the site.
+    for page in site.rglob("*"):
+        if page.suffix in (".html", ".xml", ".json"):
+            text = page.read_text(encoding="utf-8")
+            assert "mlsys-kb.github.io" not in text, page
+            assert "github.com/mlsys-kb/mlsys-kb" not in text, page
+
+
 def test_generated_pages_are_not_committed() -> None:
     tracked = subprocess.run(
         ["git", "ls-files", "docs"], cwd=ROOT, capture_output=True, text=True, check=False
@@ -301,8 +340,8 @@ def test_serve_rebuilds_when_a_catalog_changes(tmp_path: Path) -> None:
         start_new_session=True,  # `mlsys-kb serve` runs MkDocs as a child: stop both
     )
     # `mkdocs serve` serves under the path of site_url, as the hosted site does.
-    site_url = re.search(r"^site_url: *(\S+)", (project / "mkdocs.yml").read_text(), re.M)
-    prefix = urllib.parse.urlsplit(site_url.group(1)).path if site_url else "/"
+    site_url = load_config(str(project / "mkdocs.yml")).site_url
+    prefix = urllib.parse.urlsplit(site_url).path if site_url else "/"
     url = f"http://127.0.0.1:{port}{prefix.rstrip('/')}/topics/gnn/"
     try:
         deadline = time.monotonic() + 90

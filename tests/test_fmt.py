@@ -18,6 +18,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from ruamel.yaml import YAML
 
 from mlsys_kb import fmt, validate, writer
 from mlsys_kb.cli import main
@@ -84,6 +85,44 @@ def test_fixture_full_of_comments_round_trips(name: str):
     assert comments(result) == expected
     assert by_id(result) == by_id(text)
     assert fmt.format_text(result, f"data/{name}.yaml", name) == result
+
+
+def ruamel_comments(text: str) -> Counter[str]:
+    """Every comment line of a YAML text as ruamel.yaml's own scanner finds them."""
+    found: Counter[str] = Counter()
+    for token in YAML().scan(text):
+        for slot in token.comment or []:
+            for comment in slot if isinstance(slot, list) else [slot]:
+                if comment is None:
+                    continue
+                lines = (line.strip() for line in comment.value.splitlines())
+                found.update(line for line in lines if line.startswith("#"))
+    return found
+
+
+def ruamel_by_id(text: str) -> list:
+    data = YAML(typ="safe", pure=True).load(text) or []
+    return sorted(data, key=lambda entry: str(entry.get("id")))
+
+
+@pytest.mark.parametrize(
+    "path",
+    [FIXTURES / "papers.yaml", FIXTURES / "topics.yaml"]
+    + [file for file, _, _ in fmt.catalog_files(ROOT)],
+    ids=lambda path: f"{path.parent.name}/{path.name}",
+)
+def test_ruamel_yaml_finds_the_same_comments_and_values(path: Path):
+    """fmt stands in for ruamel.yaml's round trip (see fmt's docstring): the library's own
+    scanner and parser, not fmt's, must find every comment and value again after it."""
+    kind = path.stem
+    text = path.read_text(encoding="utf-8")
+    result = fmt.format_text(text, f"data/{path.name}", kind)
+    expected = ruamel_comments(text)
+    if not text.startswith("# yaml-language-server:"):
+        expected[writer.schema_comment(kind).strip()] += 1
+    assert ruamel_comments(result) == expected
+    assert sum(expected.values()) >= 1
+    assert ruamel_by_id(result) == ruamel_by_id(text)
 
 
 def test_comments_travel_with_their_entries_and_fields():

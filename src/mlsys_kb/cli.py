@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import add, build, export, fmt, jsonschemas, refresh, validate
+from . import add, build, export, fmt, jsonschemas, refresh, standalone, validate
 from . import linkcheck as check_links
 
 
@@ -74,6 +74,7 @@ def parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="build and serve the site, reloading on edits")
     serve.add_argument("--dev-addr", default="127.0.0.1:8000", help="default: 127.0.0.1:8000")
     serve.set_defaults(run=lambda args: build.serve(args.root, args.dev_addr))
+    standalone.register(commands)
     fmt.register(commands)
     add.register(commands)
     export.register(commands)

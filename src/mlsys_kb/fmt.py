@@ -17,6 +17,17 @@ A field whose value holds comments, tags, anchors or nested mappings is copied a
 stands, only re-indented. Before anything is written, the result is parsed again and
 compared with the original: the same entries with the same values, the same comments.
 If not, or if the file does not parse, the file is left alone and the reason reported.
+
+Why not ruamel.yaml's round trip: it keeps comments only while the entries stay where
+they are. It stores a comment on the token before it (a comment above an entry belongs to
+the previous entry's last value, the file's header to the list), so sorting its list moves
+comments onto the wrong entries or drops them: tried with ruamel.yaml 0.19.1 on
+tests/fixtures/fmt/papers.yaml, sorting by id left the file's last comment above a middle
+entry, the header's entry comment above another entry, and lost an indented comment. The
+canonical layout (field order, flow lists, quoting) would be our code on top of it anyway,
+and its round trip of data/papers.yaml takes 0.10 s against 0.03 s here. tests/test_fmt.py
+checks this formatter against ruamel.yaml: its scanner must find the same comments, and its
+parser the same values, in the output as in the input.
 """
 
 from __future__ import annotations

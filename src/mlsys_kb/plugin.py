@@ -11,9 +11,7 @@ files. Event hooks only; the work is done in validate.py and render/.
 
 from __future__ import annotations
 
-import html
 import os
-import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -26,9 +24,11 @@ from mkdocs.structure.files import File, Files
 
 from . import validate
 from .bibtex import bibliography
+from .docs import cited_keys, hand_written
 from .model import Catalog
 from .rawhtml import Lifted
 from .render import Options, render_site
+from .render.nav import navigation
 
 log = get_plugin_logger(__name__)
 
@@ -78,65 +78,17 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
         # mkdocs-bibtex reads its .bib in its own on_config, which runs after ours. It gets
         # only the papers the hand-written pages cite: parsing all 10,000 took seconds.
         # A cited key missing from the catalog stays missing, and the strict build fails.
-        cited = _cited_keys(docs)
+        cited = cited_keys(docs)
         papers = [paper for paper in catalog["papers"] if paper.id in cited]
         _write_if_changed(
             base / self.config.bib_file, bibliography(papers, catalog.by_id("venues"))
         )
         if not config.nav:
-            config.nav = self._nav(docs)
+            pages = hand_written(
+                docs, self.config.guides_dir, self.config.overviews_dir, self.generated
+            )
+            config.nav = navigation(catalog, pages)
         return config
-
-    def _nav(self, docs: Path) -> list[Any]:
-        assert self.catalog is not None
-        children: dict[str | None, list[Any]] = {}
-        for topic in self.catalog["topics"]:
-            children.setdefault(topic.get("parent"), []).append(topic)
-
-        def tree(parent: str | None) -> list[Any]:
-            items: list[Any] = []
-            for topic in children.get(parent, []):
-                page = f"topics/{topic.id}/index.md"
-                # Theme templates print nav titles as HTML: catalog text must be escaped.
-                title = html.escape(topic["title"])
-                if topic.id in children:
-                    items.append({title: [page, *tree(topic.id)]})
-                else:
-                    items.append({title: page})
-            return items
-
-        guides = sorted((docs / self.config.guides_dir).glob("*.md"))
-        overviews = sorted((docs / self.config.overviews_dir).glob("*.md"))
-        titles = self.catalog.by_id("topics")
-        nav: list[Any] = [
-            {"Home": "index.md"},
-            {"Topics": tree(None)},
-            {
-                "Papers": [
-                    {"By year": "papers/by-year.md"},
-                    {"By venue": "papers/by-venue.md"},
-                    {"By topic": "papers/by-topic.md"},
-                ]
-            },
-            {"Seminars": "decks.md"},
-            {"Issues": "issues.md"},
-        ]
-        if guides or overviews:
-            section: list[Any] = [f"{self.config.guides_dir}/{p.name}" for p in guides]
-            for page in overviews:
-                title = html.escape(
-                    titles[page.stem]["title"] if page.stem in titles else page.stem
-                )
-                section.append({f"Overview: {title}": f"{self.config.overviews_dir}/{page.name}"})
-            nav.append({"Guides": section})
-        nav += [{"Tags": "tags.md"}, {"Statistics": "stats.md"}]
-        # Other hand-written top-level pages (benchmarks, ...) go last, by file name.
-        others = [
-            f"{page.name}" for page in sorted(docs.glob("*.md")) if page.name not in self.generated
-        ]
-        if others:
-            nav.append({"About": others})
-        return nav
 
     def on_files(self, files: Files, config: Any) -> Files:
         for path, content in self.generated.items():
@@ -176,18 +128,6 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
             if (self.root / folder).is_dir():
                 server.watch(str(self.root / folder))
         return server
-
-
-_CITATION_BLOCK = re.compile(r"\[[^\[\]]*@[^\[\]]*\]")
-_CITATION_KEY = re.compile(r"@([\w:.-]+)")
-
-
-def _cited_keys(docs: Path) -> set[str]:
-    keys: set[str] = set()
-    for page in docs.rglob("*.md"):
-        for block in _CITATION_BLOCK.findall(page.read_text(encoding="utf-8")):
-            keys.update(_CITATION_KEY.findall(block))
-    return keys
 
 
 def _write_if_changed(path: Path, text: str) -> None:
