@@ -75,8 +75,8 @@ def test_a_changed_missing_or_loose_pin_is_a_disagreement():
     assert '"mkdocs==1.6.1"' in pyproject
     bumped = pyproject.replace('"mkdocs==1.6.1"', '"mkdocs==1.6.0"')
     assert disagreements(bumped, lock) == ["mkdocs==1.6.0: the lock has 1.6.1; run `make lock`"]
-    added = pyproject.replace('"pyyaml==6.0.3",', '"pyyaml==6.0.3", "feedparser==6.0.12",')
-    assert disagreements(added, lock) == ["feedparser==6.0.12: not in the lock; run `make lock`"]
+    added = pyproject.replace('"pyyaml==6.0.3",', '"pyyaml==6.0.3", "tomli-w==1.2.0",')
+    assert disagreements(added, lock) == ["tomli-w==1.2.0: not in the lock; run `make lock`"]
     loose = pyproject.replace('"pyyaml==6.0.3"', '"pyyaml>=6"')
     assert disagreements(loose, lock) == [
         "pyyaml>=6: pin it exactly (name==version) in pyproject.toml"

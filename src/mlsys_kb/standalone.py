@@ -103,6 +103,12 @@ def project_files(root: Path) -> tuple[dict[str, Any], dict[str, str | Path]]:
     for deck in catalog["decks"]:
         if deck.get("file"):
             files[f"docs/{deck['file']}"] = root / deck["file"]
+    # The theme's overrides (the topic feeds' <link> in <head>) go along, under the same name.
+    custom_dir = (config.get("theme") or {}).get("custom_dir")
+    if custom_dir:
+        overrides = root / custom_dir
+        for source in sorted(p for p in overrides.rglob("*") if p.is_file()):
+            files[f"{custom_dir}/{source.relative_to(overrides).as_posix()}"] = source
     pages = hand_written(docs, guides_dir, overviews_dir, generated)
     neutral = {key: value for key, value in config.items() if key != "INHERIT"}
     neutral["docs_dir"] = "docs"
