@@ -142,3 +142,22 @@ def test_the_environment_holds_exactly_the_lock():
         version = next(iter(requirement.specifier)).version
         assert installed.get(name) == version, f"{name}: run `make install`"
     assert set(installed) == set(applicable), "installed but not locked"
+
+
+def test_no_two_distributions_install_the_same_file():
+    """ProperDocs and Zensical share .venv with MkDocs: none may overwrite another's files
+    (ProperDocs is a fork of MkDocs, but installs as its own `properdocs` package and
+    command; scripts in bin/ count too)."""
+    owners: dict[str, str] = {}
+    clashes = []
+    for dist in metadata.distributions():
+        owner = dist.metadata["Name"]
+        for path in dist.files or []:
+            name = str(path)
+            if ".dist-info/" in name or "__pycache__" in name:
+                continue
+            other = owners.setdefault(name, owner)
+            if other != owner:
+                clashes.append(f"{name}: {other} and {owner}")
+    assert len(owners) > 1000
+    assert clashes == []
