@@ -28,9 +28,15 @@ from . import validate
 from .bibtex import bibliography
 from .model import Catalog
 from .rawhtml import Lifted
-from .render import Options, render_site
+from .render import Options, render_site, search_records
+from .render.search import Record, page_records
+from .search_index import write_index
 
 log = get_plugin_logger(__name__)
+
+TEMPLATES = Path(__file__).parent / "templates"
+ASSETS = Path(__file__).parent / "assets"  # the search worker and the Explore page's script
+SCRIPTS = "assets/javascripts/mlsys-kb"  # where they are served from
 
 
 class CatalogConfig(Config):
@@ -43,6 +49,9 @@ class CatalogConfig(Config):
     # Carry the generated HTML blocks past Python-Markdown (see rawhtml.py); the pages come
     # out the same either way, so false only makes the build slower.
     lift_html = config_options.Type(bool, default=True)
+    # pagefind: the catalog's own search index behind Material's search box, and the
+    # Explore page; material: Material's built-in lunr search, kept for comparison.
+    search = config_options.Choice(("pagefind", "material"), default="pagefind")
 
 
 class CatalogPlugin(BasePlugin[CatalogConfig]):
@@ -51,6 +60,7 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
         self.generated: dict[str, str] = {}
         self.root = Path(".")
         self.lifted = Lifted()
+        self.records: list[Record] = []
 
     def on_config(self, config: Any) -> Any:
         base = Path(config.config_file_path or "mkdocs.yml").resolve().parent
@@ -75,6 +85,13 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
             directory_urls=config.use_directory_urls,
         )
         self.generated = render_site(catalog, options)
+        self.records = []
+        if self.config.search == "pagefind":
+            self.records = search_records(catalog, options)
+            # Our templates (templates/main.html) point Material's search box at our
+            # worker; after a custom_dir, so that a site's own overrides still win.
+            dirs = config.theme.dirs
+            dirs.insert(1 if config.theme.custom_dir else 0, str(TEMPLATES))
         # mkdocs-bibtex reads its .bib in its own on_config, which runs after ours. It gets
         # only the papers the hand-written pages cite: parsing all 10,000 took seconds.
         # A cited key missing from the catalog stays missing, and the strict build fails.
@@ -151,12 +168,34 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
             if deck.get("file"):
                 source = self.root / deck["file"]
                 files.append(File.generated(config, deck["file"], abs_src_path=str(source)))
+        if self.config.search == "pagefind":
+            for script in sorted(ASSETS.glob("*.js")):
+                path = f"{SCRIPTS}/{script.name}"
+                files.append(File.generated(config, path, abs_src_path=str(script)))
         return files
 
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Files) -> str:
+        if self.config.search == "pagefind":
+            # Material's search plugin stays (its header renders the search box only
+            # when the plugin is configured) but indexes nothing: Pagefind does.
+            page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
         if self.config.lift_html and page.file.src_uri in self.generated:
             return self.lifted.lift(page.file.src_uri, markdown)
         return markdown
+
+    def on_page_content(self, html: str, page: Any, config: Any, files: Files) -> str:
+        if self.config.search == "pagefind" and page.file.src_uri not in self.generated:
+            label = "Guide"
+            if page.file.src_uri.startswith(self.config.overviews_dir + "/"):
+                label = "Overview"
+            elif not page.file.src_uri.startswith(self.config.guides_dir + "/"):
+                label = "Page"
+            self.records += page_records(html, page.url, page.title or "", label)
+        return html
+
+    def on_post_build(self, config: Any) -> None:
+        if self.config.search == "pagefind":
+            write_index(self.records, Path(config.site_dir))
 
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
         try:

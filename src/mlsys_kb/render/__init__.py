@@ -16,10 +16,16 @@ from . import pages
 from .charts import bar_chart, stacked_bar_chart
 from .entries import links
 from .feed import atom
+from .search import Record, catalog_records
 from .site import Options, Site, home_page, topic_page
 from .text import html, path_href
 
-__all__ = ["Options", "Site", "render_site"]
+__all__ = ["Options", "Record", "Site", "render_site", "search_records"]
+
+
+def search_records(catalog: Catalog, options: Options | None = None) -> list[Record]:
+    """The search records of every entry and topic (see ``search.py``)."""
+    return catalog_records(Site(catalog, options or Options()))
 
 
 def catalog_json(site: Site) -> str:

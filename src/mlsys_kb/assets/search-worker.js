@@ -1,0 +1,141 @@
+// The search behind Material's search box: a worker that speaks Material for MkDocs 9.8.1's
+// search worker protocol (see templates/main.html) and answers from the Pagefind index.
+//
+// Material starts this file as a classic Worker; Pagefind's pagefind.js is an ES module,
+// which a classic worker loads with import(). Material never sends SETUP here (the page
+// does not fetch search_index.json), so the worker says READY as soon as it starts.
+"use strict";
+
+const SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
+const FIRST = 10; // results shown at once
+const MOST = 100; // results loaded in all; the rest are on the Explore page
+const PAUSE = 80; // ms without a keystroke before searching: each query loads fragments
+
+// This file is served from <site>/assets/javascripts/mlsys-kb/.
+const root = new URL("../../../", self.location.href);
+const pagefind = import(new URL("pagefind/pagefind.js", root).href).then(async (module) => {
+  // Already in a worker: Pagefind need not start one of its own.
+  await module.options({ baseUrl: root.pathname, excerptLength: 24, noWorker: true });
+  await module.init();
+  return module;
+});
+
+let latest = 0;
+self.postMessage({ type: READY });
+
+self.addEventListener("message", async ({ data }) => {
+  if (data.type !== QUERY) return; // SETUP carries lunr's index, which is not used
+  const asked = ++latest;
+  const query = data.data || "";
+  const words = queryWords(query);
+  if (!words.length) {
+    self.postMessage({ type: RESULT, data: { items: [] } });
+    return;
+  }
+  const engine = await pagefind;
+  await new Promise((resolve) => setTimeout(resolve, PAUSE));
+  if (asked !== latest) return; // the reader is still typing
+  const search = await engine.search(words.join(" "));
+  if (asked !== latest || !search) return;
+  const found = search.results;
+  const send = (loaded, more) => {
+    if (asked !== latest) return;
+    const ranked = nameFirst(loaded, words);
+    const items = ranked.map((result, rank) => group(result, words, ranked.length - rank));
+    if (more > 0) items.push(exploreGroup(query, found.length));
+    const suggest = suggestion(query, ranked[0]);
+    self.postMessage({ type: RESULT, data: { items, suggest } });
+  };
+  const first = await Promise.all(found.slice(0, FIRST).map((r) => r.data()));
+  send(first, found.length - first.length);
+  if (found.length > FIRST && asked === latest) {
+    const rest = await Promise.all(found.slice(FIRST, MOST).map((r) => r.data()));
+    send([...first, ...rest], found.length - MOST);
+  }
+});
+
+// Pagefind requires every word to match, and a pasted error message is full of quotes,
+// colons and brackets: keep only words, the way Pagefind splits the indexed text.
+// Chinese characters are one word each, as in the index (render/search.py: han_apart).
+function queryWords(query) {
+  return query
+    .replace(/[^\p{L}\p{N}_.\-]+/gu, " ")
+    .replace(/\p{sc=Han}/gu, " $& ")
+    .split(/\s+/)
+    .map((word) => word.replace(/^[.\-]+|[.\-]+$/g, ""))
+    .filter(Boolean);
+}
+
+// A query that names an entry puts that entry first: its id, its title, or the name
+// before the colon of a title ("DistDGL" for "DistDGL: Distributed ..."); papers before the
+// decks and posts about them.
+const KINDS = ["Paper", "Resource", "GitHub issue", "Seminar deck"];
+function nameFirst(results, words) {
+  const wanted = words.join(" ").toLowerCase();
+  const names = (r) => [r.meta.title, (r.meta.title || "").split(":")[0], r.meta.id]
+    .filter(Boolean)
+    .map((name) => queryWords(name).join(" ").toLowerCase());
+  const rank = (r) => (KINDS.includes(r.meta.kind) ? KINDS.indexOf(r.meta.kind) : KINDS.length);
+  const exact = results.filter((r) => names(r).includes(wanted));
+  exact.sort((a, b) => rank(a) - rank(b));
+  return [...exact, ...results.filter((r) => !exact.includes(r))];
+}
+
+const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+function escapeHTML(text) {
+  return String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+}
+
+// Pagefind's excerpt is the indexed text, unescaped, with <mark> around matches: escape
+// it all and let only the marks through.
+// Chinese characters were indexed one word each; they are shown without the spaces.
+function safeExcerpt(excerpt) {
+  return escapeHTML(excerpt || "")
+    .replace(/&lt;(\/?)mark&gt;/g, "<$1mark>")
+    .replace(/(\p{sc=Han}(?:<\/mark>)?) (?=(?:<mark>)?\p{sc=Han})/gu, "$1");
+}
+
+// One result as Material's result list draws it: the entry's title as the heading, and
+// under it a line saying what it is, with the matching words in context. Both link to the
+// entry's own anchor.
+function group(result, words, score) {
+  const meta = result.meta;
+  const location = new URL((meta.permalink || result.url).replace(/^\//, ""), root).href;
+  const terms = Object.fromEntries(words.map((word) => [word.toLowerCase(), true]));
+  const title = escapeHTML(meta.title || meta.permalink);
+  const where = [meta.kind, [meta.venue, meta.year].filter(Boolean).join(" ")]
+    .filter(Boolean).join(" · ");
+  const line = escapeHTML([where, shortByline(meta)].filter(Boolean).join(" · "));
+  const excerpt = safeExcerpt(result.excerpt);
+  if (!location.includes("#")) {
+    return [{ location, title, text: excerpt, score, terms }];
+  }
+  // Material draws the document without an anchor as the heading; with none, the last.
+  return [
+    { location, title: line || title, text: excerpt, score, terms },
+    { location, title, text: "", score, terms },
+  ];
+}
+
+function shortByline(meta) {
+  if (meta.kind !== "Paper") return meta.kind === meta.byline ? "" : meta.byline || "";
+  const authors = (meta.byline || "").split(", ");
+  return authors.length > 3 ? `${authors.slice(0, 3).join(", ")} et al.` : meta.byline;
+}
+
+function exploreGroup(query, total) {
+  const location = new URL(`explore/?q=${encodeURIComponent(query)}`, root).href;
+  const title = `All ${total} results on the Explore page`;
+  return [{ location, title, text: "", score: 0, terms: {} }];
+}
+
+// Material completes the last word the reader is typing from `suggest`: a word of the
+// best result's title that starts with it.
+function suggestion(query, best) {
+  const typed = query.split(/[\s-]+/).pop();
+  if (!typed || !best) return [];
+  const match = queryWords(best.meta.title || "").find(
+    (word) => word.length > typed.length && word.toLowerCase().startsWith(typed.toLowerCase()),
+  );
+  return match && /^[\p{L}\p{N}_]+$/u.test(match) ? [typed + match.slice(typed.length)] : [];
+}
