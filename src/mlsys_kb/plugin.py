@@ -83,6 +83,7 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
             site_url=config.site_url,
             overviews=overviews,
             directory_urls=config.use_directory_urls,
+            explore=self.config.search == "pagefind",
         )
         self.generated = render_site(catalog, options)
         self.records = []
@@ -147,6 +148,8 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
                 section.append({f"Overview: {title}": f"{self.config.overviews_dir}/{page.name}"})
             nav.append({"Guides": section})
         nav += [{"Tags": "tags.md"}, {"Statistics": "stats.md"}]
+        if "explore.md" in self.generated:
+            nav.insert(1, {"Explore": "explore.md"})
         # Other hand-written top-level pages (benchmarks, ...) go last, by file name.
         others = [
             f"{page.name}" for page in sorted(docs.glob("*.md")) if page.name not in self.generated

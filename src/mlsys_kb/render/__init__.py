@@ -89,6 +89,8 @@ def render_site(catalog: Catalog, options: Options | None = None) -> dict[str, s
         "downloads/catalog.json": catalog_json(site),
         "feed.xml": atom(site, pages.recent_entries(site)),
     }
+    if site.options.explore:
+        files["explore.md"] = pages.explore(site)
     overviews = options.overviews if options else {}
     for topic in catalog["topics"]:
         files[topic_page(topic.id)] = pages.topic(site, topic.id, overviews.get(topic.id))

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 
 from ..model import Entry
 from ..schema import ENTRY_KINDS
 from .entries import entry_block, entry_line, entry_list, page_link
 from .site import KIND_TITLES, Site, entry_title, home_page, newest_first, relative, topic_page
-from .text import html, html_code, md, md_code
+from .text import html, html_code, md, md_code, path_href
 
 NO_SEARCH = "---\nsearch:\n  exclude: true\n---\n\n"  # index pages: search lands on entries
 
@@ -237,3 +239,71 @@ def tags(site: Site) -> str:
         lines += [f"- {md(t['title'])}" for t in unused]
         lines.append("")
     return "\n".join(lines)
+
+
+def explore(site: Site) -> str:
+    """The Explore page: facets and results are drawn by its script from the search index;
+    the page carries the names of the facet values (ids in the index and the address)."""
+    page = "explore.md"
+    labels = {
+        "kind": {kind: KIND_TITLES[kind] for kind in ENTRY_KINDS},
+        # Topics in the order of the navigation, each with its depth, for an indented list.
+        "topic": {t.id: t["title"] for t, _ in _topics_in_order(site)},
+        "depth": {t.id: depth for t, depth in _topics_in_order(site)},
+        "venue": {v.id: v["name"] for v in site.catalog["venues"]},
+        "tag": {t.id: t["title"] for t in site.catalog["tags"]},
+    }
+    # JSON inside <script>: "<" escaped so that no catalog text can close the element.
+    # Key order is kept: the script lists values in it.
+    data = json.dumps(labels, ensure_ascii=False).replace("<", "\\u003c")
+    script = path_href(site.url(page, "assets/javascripts/mlsys-kb/explore.js"))
+    index = path_href(site.url(page, "pagefind/pagefind.js"))
+    facets = "\n".join(
+        f'<details class="kb-facet" data-facet="{name}" open><summary>{title}</summary>'
+        f'<div class="kb-facet__values" role="group" aria-label="{title}"></div></details>'
+        for name, title in (
+            ("kind", "Kind"),
+            ("topic", "Topic"),
+            ("venue", "Venue"),
+            ("year", "Year"),
+            ("tag", "Tag"),
+        )
+    )
+    lines = [
+        "# Explore",
+        "",
+        "Narrow the catalog by kind, topic, venue, year and tag, and by words. Within one "
+        "facet any chosen value matches; across facets all must. The address keeps the view, "
+        "to share or bookmark.",
+        "",
+        f'<div class="kb-explore" data-index="{index}">',
+        '<form class="kb-explore__query" role="search">',
+        '<label for="kb-explore-q">Words</label>',
+        '<input id="kb-explore-q" name="q" type="search" autocomplete="off" '
+        'placeholder="title, author, error message…">',
+        '<button type="reset" class="kb-explore__reset">Clear all</button>',
+        "</form>",
+        '<div class="kb-explore__layout">',
+        f'<div class="kb-explore__facets">\n{facets}\n</div>',
+        '<div class="kb-explore__results">',
+        '<p class="kb-explore__count" data-result-count="" aria-live="polite">Loading…</p>',
+        '<ol class="kb-explore__list"></ol>',
+        '<button type="button" class="kb-explore__more md-button" hidden>Show more</button>',
+        "</div>",
+        "</div>",
+        "<noscript><p>The Explore page needs JavaScript. Every entry is also on its topic "
+        "page, and papers are listed by year, venue and topic.</p></noscript>",
+        f'<script type="application/json" class="kb-explore__labels">{data}</script>',
+        f'<script type="module" src="{script}"></script>',
+        "</div>",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _topics_in_order(
+    site: Site, parent: str | None = None, depth: int = 0
+) -> Iterator[tuple[Entry, int]]:
+    for topic in site.children[parent]:
+        yield topic, depth
+        yield from _topics_in_order(site, topic.id, depth + 1)

@@ -78,7 +78,7 @@ def byline(entry: Entry, site: Site) -> str:
     if kind == "decks":
         who = ", ".join(entry.get("presenters", []))
         when = entry.get("date") or "undated"
-        return f"Seminar deck, {when}" + (f", presented by {who}" if who else "")
+        return f"{when}" + (f", presented by {who}" if who else "")
     if kind == "issues":
         return f"{entry['repo']}#{entry['number']}, {entry['state']}"
     parts = [str(entry.get("kind", "")).capitalize(), ", ".join(entry.get("authors", []))]

@@ -30,6 +30,7 @@ class Options:
     # MkDocs' use_directory_urls: the entry chrome links final URLs (see ``Site.url``).
     directory_urls: bool = True
     overviews: dict[str, str] = field(default_factory=dict)  # topic id -> overview page path
+    explore: bool = True  # the Explore page, which needs the Pagefind index
 
 
 @dataclass
