@@ -86,11 +86,12 @@ function escapeHTML(text) {
   return String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }
 
-// Pagefind's excerpt is the indexed text, unescaped, with <mark> around matches: escape
-// it all and let only the marks through.
+// Pagefind's excerpt is the indexed text with < and > escaped (not & or quotes) and <mark>
+// around matches: made plain again, then escaped in full, with only the marks let through.
 // Chinese characters were indexed one word each; they are shown without the spaces.
 function safeExcerpt(excerpt) {
-  return escapeHTML(excerpt || "")
+  const plain = (excerpt || "").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
+  return escapeHTML(plain)
     .replace(/&lt;(\/?)mark&gt;/g, "<$1mark>")
     .replace(/(\p{sc=Han}(?:<\/mark>)?) (?=(?:<mark>)?\p{sc=Han})/gu, "$1");
 }
