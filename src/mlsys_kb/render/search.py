@@ -155,23 +155,29 @@ def catalog_records(site: Site) -> list[Record]:
 
 def page_records(content_html: str, url: str, page_title: str, label: str) -> list[Record]:
     """A hand-written page, section by section: each heading with an id starts a record
-    that leads to its anchor; the text before the first such heading leads to the page."""
+    that leads to its anchor; the text before the first such heading leads to the page.
+    Sections are titled "page: heading", the page by its own first heading."""
     parser = _Sections()
     parser.feed(content_html)
     parser.close()
+    sections = [
+        (anchor, _flat(heading), _flat(" ".join(words)))
+        for anchor, heading, words in parser.sections
+    ]
+    title = next((heading for anchor, heading, _ in sections if anchor and heading), "")
+    title = title if parser.first_level == 1 else page_title
     records = []
-    for anchor, heading, words in parser.sections:
-        text = _flat(" ".join(words))
-        heading = _flat(heading) or page_title
+    for index, (anchor, heading, text) in enumerate(sections):
         if not text and not anchor:
             continue
-        title = page_title if heading == page_title else f"{page_title}: {heading}"
+        own = title if (index <= 1 and parser.first_level == 1) or not heading else heading
+        shown = own if own == title else f"{title}: {own}"
         records.append(
             Record(
                 url=f"{url}#{anchor}" if anchor else url,
-                title=title,
+                title=shown,
                 text=text,
-                meta={"title": title, "kind": label, "byline": label},
+                meta={"title": shown, "kind": label, "byline": label},
             )
         )
     return records
@@ -190,12 +196,14 @@ class _Sections(HTMLParser):
         self._heading: list[str] | None = None
         self._skip = 0
         self._in_permalink = False
+        self.first_level = 0  # level of the first heading with an id: 1 if the page has an h1
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
         if tag in _SKIP:
             self._skip += 1
         elif _HEADING.fullmatch(tag) and values.get("id"):
+            self.first_level = self.first_level or int(tag[1])
             self._heading = []
             self.sections.append((values["id"] or "", "", []))
         elif tag == "a" and "headerlink" in (values.get("class") or ""):
