@@ -284,8 +284,9 @@ def main() -> int:
             "`search/search_index.json`. Then in headless Chromium, the site served on "
             f"127.0.0.1 under `{BASE}` with text gzipped (as GitHub Pages sends it), a fresh "
             "browser context each time: open the home page, click the search box, type a "
-            "query, wait for the first result; bytes fetched by the page until then, seconds from navigation and from "
-            "the last keystroke. Three queries (a title word, a paper's last author, an "
+            "query, wait for the first result; bytes fetched by the page until then, "
+            "seconds from navigation and from the last keystroke. Three queries (a title "
+            "word, a paper's last author, an "
             f"issue's symptom pasted whole), {args.browser_runs} contexts each: median "
             f"(min to max). {machine()}; load average (1 min) after each size: "
             f"{', '.join(loads)}.",
