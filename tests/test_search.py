@@ -138,11 +138,15 @@ def test_the_build_writes_the_index_offline(tmp_path: Path) -> None:
     site = project / "site"
     entry = json.loads((site / "pagefind" / "pagefind-entry.json").read_text())
     _, records = _records()
-    assert entry["languages"]["en"]["page_count"] == len(records) + 2
+    assert entry["languages"]["en"]["page_count"] == len(records)
+    # The hand-written page, section by section, in an index of its own.
+    pages = json.loads((site / "pagefind-pages" / "pagefind-entry.json").read_text())
+    assert pages["languages"]["en"]["page_count"] == 2
+    assert not list(project.glob(".mlsys-kb-search-*"))  # the scratch folder is gone
     assert (site / "pagefind" / "pagefind.js").is_file()
     assert not list((site / "pagefind").glob("pagefind-*ui*"))
     assert (site / "assets" / "javascripts" / "mlsys-kb" / "search-worker.js").is_file()
     assert json.loads((site / "search" / "search_index.json").read_text())["docs"] == []
     home = (site / "index.html").read_text(encoding="utf-8")
-    assert "assets/javascripts/mlsys-kb/search-worker.js" in home
+    assert "assets/javascripts/mlsys-kb/search-worker.js?pages" in home
     assert (site / "explore" / "index.html").is_file()

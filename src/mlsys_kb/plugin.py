@@ -30,7 +30,7 @@ from .model import Catalog
 from .rawhtml import Lifted
 from .render import Options, render_site, search_records
 from .render.search import Record, page_records
-from .search_index import write_index
+from .search_index import PAGES_OUTPUT, BackgroundIndex, write_index
 
 log = get_plugin_logger(__name__)
 
@@ -60,7 +60,9 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
         self.generated: dict[str, str] = {}
         self.root = Path(".")
         self.lifted = Lifted()
-        self.records: list[Record] = []
+        self.page_records: list[Record] = []  # sections of the hand-written pages
+        self.index: BackgroundIndex | None = None
+        self.hand_written = False
 
     def on_config(self, config: Any) -> Any:
         base = Path(config.config_file_path or "mkdocs.yml").resolve().parent
@@ -86,9 +88,14 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
             explore=self.config.search == "pagefind",
         )
         self.generated = render_site(catalog, options)
-        self.records = []
+        self.page_records = []
+        if self.index is not None:  # a build that failed before on_post_build (serve)
+            self.index.discard()
+            self.index = None
         if self.config.search == "pagefind":
-            self.records = search_records(catalog, options)
+            # Indexed while MkDocs builds the pages; moved into the site in on_post_build.
+            beside = Path(config.site_dir).resolve().parent
+            self.index = BackgroundIndex(search_records(catalog, options), beside)
             # Our templates (templates/main.html) point Material's search box at our
             # worker; after a custom_dir, so that a site's own overrides still win.
             dirs = config.theme.dirs
@@ -172,10 +179,20 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
                 source = self.root / deck["file"]
                 files.append(File.generated(config, deck["file"], abs_src_path=str(source)))
         if self.config.search == "pagefind":
+            # Hand-written pages get an index of their own (search_index.py), which the
+            # search box merges when there is one; each page gives at least one record.
+            self.hand_written = any(
+                file.is_documentation_page() and file.src_uri not in self.generated
+                for file in files
+            )
             for script in sorted(ASSETS.glob("*.js")):
                 path = f"{SCRIPTS}/{script.name}"
                 files.append(File.generated(config, path, abs_src_path=str(script)))
         return files
+
+    def on_env(self, env: Any, config: Any, files: Files) -> Any:
+        env.globals["mlsys_kb_pages_index"] = self.hand_written
+        return env
 
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Files) -> str:
         if self.config.search == "pagefind":
@@ -193,12 +210,25 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
                 label = "Overview"
             elif not page.file.src_uri.startswith(self.config.guides_dir + "/"):
                 label = "Page"
-            self.records += page_records(html, page.url, page.title or "", label)
+            self.page_records += page_records(html, page.url, page.title or "", label)
         return html
 
     def on_post_build(self, config: Any) -> None:
-        if self.config.search == "pagefind":
-            write_index(self.records, Path(config.site_dir))
+        if self.index is None:
+            return
+        site = Path(config.site_dir)
+        try:
+            self.index.move_into(site)
+        except RuntimeError as error:
+            raise PluginError(f"mlsys-kb: {error}") from None
+        finally:
+            self.index = None
+        write_index(self.page_records, site / PAGES_OUTPUT)
+
+    def on_build_error(self, error: Exception) -> None:
+        if self.index is not None:
+            self.index.discard()
+            self.index = None
 
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
         try:

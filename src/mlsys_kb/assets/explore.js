@@ -57,6 +57,29 @@ function filtersOf(chosen, except) {
   return filters;
 }
 
+// Pagefind answers a word that begins no indexed word with the longest indexed word that
+// begins it ("metis" finds "-m"; pagefind_web search.rs, find_word_extensions): such a
+// result does not hold the word. A result holds a word when one of its words shares the
+// word's first four letters (all of a shorter word): Pagefind matches stems, so "training"
+// finds "trained".
+function bare(word) {
+  return word.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+}
+function holds(content, words) {
+  // Each word whole ("torchinverse") and in its parts ("torch", "inverse"), as indexed.
+  const own = new Set();
+  for (const token of content.split(/\s+/)) {
+    own.add(bare(token));
+    for (const part of token.split(/[^\p{L}\p{N}]+/u)) own.add(bare(part));
+  }
+  own.delete("");
+  return words.map(bare).filter(Boolean).every((word) => {
+    const need = word.slice(0, 4);
+    for (const found of own) if (found.startsWith(need)) return true;
+    return false;
+  });
+}
+
 function words(query) {
   // As the search box does: Pagefind needs every word to match, so punctuation goes, and
   // Chinese characters are one word each (as indexed).
@@ -72,6 +95,7 @@ function words(query) {
 
 async function update() {
   const mine = ++asked;
+  count.dataset.resultCount = ""; // empty until this view's results are drawn
   const pf = await pagefind;
   const term = words(state.q);
   const sort = { year: "desc" };
@@ -85,26 +109,37 @@ async function update() {
     counts[facet] = other.filters[facet] || {};
   }));
   if (mine !== asked) return;
-  for (const facet of FACETS) drawFacet(facet, counts[facet] || main.filters[facet] || {});
   results = main.results;
+  // A word Pagefind answered with a shorter word matches nothing: the first result tells.
+  const first = term && results.length ? await results[0].data() : null;
+  if (mine !== asked) return;
+  const nothing = first && !holds(first.content, term.split(" "));
+  if (nothing) results = [];
+  for (const facet of FACETS) {
+    drawFacet(facet, nothing ? {} : counts[facet] || main.filters[facet] || {});
+  }
   const n = results.length;
+  list.replaceChildren();
+  more.hidden = true;
+  drawn = 0;
+  await drawMore(mine);
+  if (mine !== asked) return;
+  // Said once the first results are on the page, so that the count and the list agree.
   count.dataset.resultCount = String(n);
   count.textContent = n === 0
     ? "No entries match. Remove a filter or change the words."
     : `${n} ${n === 1 ? "entry matches" : "entries match"}, newest first.`;
-  list.replaceChildren();
-  drawn = 0;
-  await drawMore(mine);
 }
 
 async function drawMore(mine) {
   const next = results.slice(drawn, drawn + PAGE);
-  drawn += next.length;
   const data = await Promise.all(next.map((result) => result.data()));
   if (mine !== asked) return;
+  drawn += next.length;
   for (const item of data) list.append(resultItem(item.meta));
   more.hidden = drawn >= results.length;
-  more.textContent = `Show ${Math.min(PAGE, results.length - drawn)} more of ${results.length - drawn}`;
+  const left = results.length - drawn;
+  more.textContent = `Show ${Math.min(PAGE, left)} more of ${left}`;
 }
 
 function resultItem(meta) {
@@ -188,7 +223,12 @@ form.addEventListener("reset", () => {
   history.pushState(null, "", address(state));
   setTimeout(update);
 });
-more.addEventListener("click", () => drawMore(asked));
+let drawing = null; // one "Show more" at a time
+more.addEventListener("click", () => {
+  drawing ??= drawMore(asked).finally(() => {
+    drawing = null;
+  });
+});
 window.addEventListener("popstate", () => {
   state = readState(location.search);
   input.value = state.q;

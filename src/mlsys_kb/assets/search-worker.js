@@ -16,6 +16,10 @@ const root = new URL("../../../", self.location.href);
 const pagefind = import(new URL("pagefind/pagefind.js", root).href).then(async (module) => {
   // Already in a worker: Pagefind need not start one of its own.
   await module.options({ baseUrl: root.pathname, excerptLength: 24, noWorker: true });
+  // The hand-written pages have an index of their own (src/mlsys_kb/search_index.py).
+  if (new URLSearchParams(self.location.search).has("pages")) {
+    await module.mergeIndex(new URL("pagefind-pages/", root).href);
+  }
   await module.init();
   return module;
 });
@@ -40,7 +44,7 @@ self.addEventListener("message", async ({ data }) => {
   const found = search.results;
   const send = (loaded, more) => {
     if (asked !== latest) return;
-    const ranked = nameFirst(loaded, words);
+    const ranked = nameFirst(loaded.filter((r) => holds(r.content, words)), words);
     const items = ranked.map((result, rank) => group(result, words, ranked.length - rank));
     if (more > 0) items.push(exploreGroup(query, found.length));
     const suggest = suggestion(query, ranked[0]);
@@ -66,6 +70,29 @@ function queryWords(query) {
     .filter(Boolean);
 }
 
+// Pagefind answers a word that begins no indexed word with the longest indexed word that
+// begins it ("metis" finds "-m"; pagefind_web search.rs, find_word_extensions): such a
+// result does not hold the word. A result holds a word when one of its words shares the
+// word's first four letters (all of a shorter word): Pagefind matches stems, so "training"
+// finds "trained".
+function bare(word) {
+  return word.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+}
+function holds(content, words) {
+  // Each word whole ("torchinverse") and in its parts ("torch", "inverse"), as indexed.
+  const own = new Set();
+  for (const token of content.split(/\s+/)) {
+    own.add(bare(token));
+    for (const part of token.split(/[^\p{L}\p{N}]+/u)) own.add(bare(part));
+  }
+  own.delete("");
+  return words.map(bare).filter(Boolean).every((word) => {
+    const need = word.slice(0, 4);
+    for (const found of own) if (found.startsWith(need)) return true;
+    return false;
+  });
+}
+
 // A query that names an entry puts that entry first: its id, its title, or the name
 // before the colon of a title ("DistDGL" for "DistDGL: Distributed ..."); papers before the
 // decks and posts about them.
@@ -78,7 +105,11 @@ function nameFirst(results, words) {
   const rank = (r) => (KINDS.includes(r.meta.kind) ? KINDS.indexOf(r.meta.kind) : KINDS.length);
   const exact = results.filter((r) => names(r).includes(wanted));
   exact.sort((a, b) => rank(a) - rank(b));
-  return [...exact, ...results.filter((r) => !exact.includes(r))];
+  // Then those that show the words they matched: the pages' index is merged in, and its
+  // scores, from a few dozen sections, are not comparable with the catalog's.
+  const rest = results.filter((r) => !exact.includes(r));
+  const shown = (r) => (r.excerpt || "").includes("<mark>");
+  return [...exact, ...rest.filter(shown), ...rest.filter((r) => !shown(r))];
 }
 
 const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };

@@ -180,6 +180,8 @@ def page_records(content_html: str, url: str, page_title: str, label: str) -> li
                 meta={"title": shown, "kind": label, "byline": label},
             )
         )
+    if not records:  # a page with no text still has a title to be found by
+        records.append(Record(url=url, title=page_title, text="", meta={"title": page_title}))
     return records
 
 
