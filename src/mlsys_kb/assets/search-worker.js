@@ -26,6 +26,9 @@ const pagefind = import(new URL("pagefind/pagefind.js", root).href).then(async (
 
 let latest = 0;
 self.postMessage({ type: READY });
+// Once more when Pagefind is loaded: Material listens for the first READY only, and a page
+// that had not yet subscribed would otherwise never search.
+pagefind.then(() => self.postMessage({ type: READY }));
 
 self.addEventListener("message", async ({ data }) => {
   if (data.type !== QUERY) return; // SETUP carries lunr's index, which is not used
