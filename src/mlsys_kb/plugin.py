@@ -86,6 +86,7 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
             overviews=overviews,
             directory_urls=config.use_directory_urls,
             explore=self.config.search == "pagefind",
+            material_search=self.config.search == "material",
         )
         self.generated = render_site(catalog, options)
         self.page_records = []

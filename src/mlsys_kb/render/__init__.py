@@ -50,7 +50,7 @@ def stats(site: Site) -> tuple[str, dict[str, str]]:
     by_year = [(str(year), count) for year, count in sorted(years.items())]
     kinds = [(pages.KIND_TITLES[k], len(site.catalog[k])) for k in ENTRY_KINDS]
     page = "stats.md"
-    lines = [pages.NO_SEARCH + "# Statistics", ""]
+    lines = [pages.no_search(site) + "# Statistics", ""]
     total = sum(count for _, count in kinds)
     lines += [f"{total} entries in all.", ""]
     charts: dict[str, str] = {}

@@ -12,7 +12,13 @@ from .entries import entry_block, entry_line, entry_list, page_link
 from .site import KIND_TITLES, Site, entry_title, home_page, newest_first, relative, topic_page
 from .text import html, html_code, md, md_code, path_href
 
-NO_SEARCH = "---\nsearch:\n  exclude: true\n---\n\n"  # index pages: search lands on entries
+_NO_SEARCH = "---\nsearch:\n  exclude: true\n---\n\n"
+
+
+def no_search(site: Site) -> str:
+    """Front matter that keeps an index page out of Material's search index, when the site
+    uses Material's search: a search should land on the entries, not on lists of them."""
+    return _NO_SEARCH if site.options.material_search else ""
 
 
 def _topic_tree(site: Site, page: str, parent: str | None = None, depth: int = 0) -> list[str]:
@@ -58,7 +64,9 @@ def home(site: Site) -> str:
         "",
     ]
     recent = recent_entries(site)[: site.options.recent]
-    lines += entry_list([entry_line(e, site, page) for e in recent], searchable=False)
+    lines += entry_list(
+        [entry_line(e, site, page) for e in recent], exclude=site.options.material_search
+    )
     lines += [
         "## Browse",
         "",
@@ -109,14 +117,14 @@ def topic(site: Site, topic_id: str, overview: str | None = None) -> str:
             lines.append(entry_block(item, site, page))
         if elsewhere:
             items = [entry_line(item, site, page) for item in elsewhere]
-            lines += entry_list(items, "Also in this topic:", searchable=False)
+            lines += entry_list(items, "Also in this topic:", exclude=site.options.material_search)
     if not any(groups.values()) and not children:
         lines += ["No entries yet.", ""]
     return "\n".join(lines)
 
 
 def _paper_index(site: Site, page: str, title: str, groups: dict[str, list[Entry]]) -> str:
-    lines = [NO_SEARCH + f"# Papers by {title}", ""]
+    lines = [no_search(site) + f"# Papers by {title}", ""]
     lines.append(
         " · ".join(
             f"[{label}]({relative(page, f'papers/by-{name}.md')})"
@@ -151,7 +159,7 @@ def papers_by_topic(site: Site) -> str:
     """Each topic with its paper count, linking to the papers on its page: listing every
     paper again here would double the largest pages of the site for nothing."""
     page = "papers/by-topic.md"
-    lines = [NO_SEARCH + "# Papers by topic", ""]
+    lines = [no_search(site) + "# Papers by topic", ""]
     lines.append(
         " · ".join(
             f"[{label}]({relative(page, f'papers/by-{name}.md')})"
@@ -178,7 +186,7 @@ def decks(site: Site) -> str:
     items = sorted(
         site.catalog["decks"], key=lambda d: (d.get("date") or "", entry_title(d)), reverse=True
     )
-    lines = [NO_SEARCH + "# Seminar decks", "", "Seminar slide decks, newest first.", ""]
+    lines = [no_search(site) + "# Seminar decks", "", "Seminar slide decks, newest first.", ""]
     rows = []
     for deck in items:
         when = html(deck.get("date") or "undated")
@@ -198,7 +206,7 @@ def decks(site: Site) -> str:
 
 def issues(site: Site) -> str:
     page = "issues.md"
-    lines = [NO_SEARCH + "# GitHub issues", ""]
+    lines = [no_search(site) + "# GitHub issues", ""]
     by_state = Counter(issue["state"] for issue in site.catalog["issues"])
     lines += [f"{by_state['open']} open, {by_state['closed']} closed.", ""]
     for state in ("open", "closed"):
@@ -222,7 +230,7 @@ def issues(site: Site) -> str:
 
 def tags(site: Site) -> str:
     page = "tags.md"
-    lines = [NO_SEARCH + "# Tags", ""]
+    lines = [no_search(site) + "# Tags", ""]
     for tag in site.catalog["tags"]:
         entries = site.by_tag.get(tag.id, [])
         if not entries:

@@ -31,6 +31,9 @@ class Options:
     directory_urls: bool = True
     overviews: dict[str, str] = field(default_factory=dict)  # topic id -> overview page path
     explore: bool = True  # the Explore page, which needs the Pagefind index
+    # Material's own search (the plugin's `search: material`, kept for comparison): mark
+    # what its index must leave out, so that a search lands on the entries.
+    material_search: bool = False
 
 
 @dataclass
