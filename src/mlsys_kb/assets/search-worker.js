@@ -34,7 +34,7 @@ self.addEventListener("message", async ({ data }) => {
   if (data.type !== QUERY) return; // SETUP carries lunr's index, which is not used
   const asked = ++latest;
   const query = data.data || "";
-  const words = queryWords(query);
+  const words = withoutStopWords(queryWords(query));
   if (!words.length) {
     self.postMessage({ type: RESULT, data: { items: [] } });
     return;
@@ -55,6 +55,8 @@ self.addEventListener("message", async ({ data }) => {
   };
   const first = await Promise.all(found.slice(0, FIRST).map((r) => r.data()));
   send(first, found.length - first.length);
+  // The rest a moment later: the first results' fragments need not share the network.
+  await new Promise((resolve) => setTimeout(resolve, 2 * PAUSE));
   if (found.length > FIRST && asked === latest) {
     const rest = await Promise.all(found.slice(FIRST, MOST).map((r) => r.data()));
     send([...first, ...rest], found.length - MOST);
@@ -63,6 +65,17 @@ self.addEventListener("message", async ({ data }) => {
 
 // Pagefind requires every word to match, and a pasted error message is full of quotes,
 // colons and brackets: keep only words, the way Pagefind splits the indexed text.
+// Each word of a query loads one chunk of the index (about 22 KB at 10,000 papers), and a
+// pasted error message is long: in a query of four words or more, the words that nearly
+// every text holds are left out. They would narrow nothing.
+const STOP = new Set(("a an and are as at be by for from in is it of on or that the this to " +
+  "was were with").split(" "));
+function withoutStopWords(words) {
+  if (words.length < 4) return words;
+  const kept = words.filter((word) => !STOP.has(word.toLowerCase()));
+  return kept.length ? [...new Set(kept)] : words;
+}
+
 // Chinese characters are one word each, as in the index (render/search.py: han_apart).
 function queryWords(query) {
   return query
