@@ -143,6 +143,26 @@ function safeExcerpt(excerpt) {
     .replace(/(\p{sc=Han}(?:<\/mark>)?) (?=(?:<mark>)?\p{sc=Han})/gu, "$1");
 }
 
+// The words under a result: Pagefind's excerpt, around the words found; but where that is
+// the title again (a query that names the entry), the text after the title, the query's
+// words marked as Pagefind marks them.
+function teaser(result, words) {
+  const title = (result.meta.title || "").split(/\s+/).map(bare).join(" ");
+  const plain = (result.excerpt || "").replace(/<\/?mark>/g, "");
+  const start = plain.split(/\s+/).map(bare).join(" ");
+  if (!title || !start.startsWith(title.slice(0, 40))) return safeExcerpt(result.excerpt);
+  const tokens = (result.content || "").split(/\s+/);
+  const after = tokens.slice(result.meta.title.split(/\s+/).length, result.meta.title.split(/\s+/).length + 24);
+  const wanted = words.map(bare).filter(Boolean).map((word) => word.slice(0, 4));
+  return after
+    .map((token) => {
+      const found = wanted.some((word) => bare(token).startsWith(word));
+      return found ? `<mark>${escapeHTML(token)}</mark>` : escapeHTML(token);
+    })
+    .join(" ")
+    .replace(/(\p{sc=Han}(?:<\/mark>)?) (?=(?:<mark>)?\p{sc=Han})/gu, "$1");
+}
+
 // One result as Material's result list draws it: the entry's title as the heading, and
 // under it a line saying what it is, with the matching words in context. Both link to the
 // entry's own anchor.
@@ -154,7 +174,7 @@ function group(result, words, score) {
   const where = [meta.kind, [meta.venue, meta.year].filter(Boolean).join(" ")]
     .filter(Boolean).join(" · ");
   const line = escapeHTML([where, shortByline(meta)].filter(Boolean).join(" · "));
-  const excerpt = safeExcerpt(result.excerpt);
+  const excerpt = teaser(result, words);
   if (!location.includes("#")) {
     return [{ location, title, text: excerpt, score, terms }];
   }

@@ -278,6 +278,8 @@ def explore(site: Site) -> str:
         )
     )
     lines = [
+        # The facets and the results need the width the navigation and contents would take.
+        "---\nhide:\n  - navigation\n  - toc\n---\n",
         "# Explore",
         "",
         "Narrow the catalog by kind, topic, venue, year and tag, and by words. Within one "
