@@ -122,9 +122,10 @@ def test_results_read_in_both_schemes_and_on_a_phone(browser, base_url, scheme, 
         tab.goto(base_url)
         if width < 600:
             tab.locator("label.md-header__button[for=__search]").click()
-        else:
-            tab.locator(".md-search__input").first.click()
-        tab.locator("input.md-search__input").press_sequentially("DistDGL", delay=10)
+        box = tab.locator("input.md-search__input")
+        box.wait_for(state="visible")  # on a phone it slides in
+        box.click()
+        box.press_sequentially("DistDGL", delay=10)
         tab.wait_for_selector(".md-search-result__item")
         overflow = tab.evaluate("document.documentElement.scrollWidth")
         tab.screenshot(
