@@ -155,3 +155,17 @@ def test_hostile_text_in_results_stays_text(browser, tmp_path) -> None:
         assert tab.evaluate("window.pwned") is None
         assert tab.locator(".md-search-result img, .md-search-result script").count() == 0
         assert "<script>" in tab.locator(".md-search-result").inner_text()
+        # The Explore page sets every text from the index and the catalog as text.
+        tab.goto(url + "explore/?q=alert")
+        tab.wait_for_selector("[data-entry-id]")
+        assert tab.evaluate("window.pwned") is None
+        assert tab.locator(".kb-explore img, .kb-explore__list script").count() == 0
+        assert "<" in tab.locator(".kb-explore__list").inner_text()
+
+
+def test_suggests_the_word_being_typed(page, base_url) -> None:
+    # Material completes the last word from the best result's title (search.suggest).
+    _open_search(page, base_url, "DistD")
+    _results(page)
+    page.wait_for_function("document.querySelector('.md-search__suggest').textContent !== ''")
+    assert page.locator(".md-search__suggest").inner_text() == "DistDGL"
