@@ -151,8 +151,11 @@ function teaser(result, words) {
   const plain = (result.excerpt || "").replace(/<\/?mark>/g, "");
   const start = plain.split(/\s+/).map(bare).join(" ");
   if (!title || !start.startsWith(title.slice(0, 40))) return safeExcerpt(result.excerpt);
-  const tokens = (result.content || "").split(/\s+/);
-  const after = tokens.slice(result.meta.title.split(/\s+/).length, result.meta.title.split(/\s+/).length + 24);
+  const skip = result.meta.title.split(/\s+/).length;
+  const id = bare(result.meta.id || "");
+  // The entry's id closes the indexed text (it finds the entry; it says nothing).
+  const tokens = (result.content || "").split(/\s+/).filter((token) => !id || bare(token) !== id);
+  const after = tokens.slice(skip, skip + 24);
   const wanted = words.map(bare).filter(Boolean).map((word) => word.slice(0, 4));
   return after
     .map((token) => {
