@@ -7,8 +7,10 @@
 "use strict";
 
 const SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
-const FIRST = 10; // results shown at once
-const MOST = 100; // results loaded in all; the rest are on the Explore page
+// Results loaded, in one answer: Material redraws the whole list on every answer, so a
+// second, longer one would take the reader's place in the list away. The rest are on the
+// Explore page, which the last result links to.
+const MOST = 50;
 const PAUSE = 80; // ms without a keystroke before searching: each query loads fragments
 
 // This file is served from <site>/assets/javascripts/mlsys-kb/.
@@ -53,14 +55,8 @@ self.addEventListener("message", async ({ data }) => {
     const suggest = suggestion(query, ranked[0]);
     self.postMessage({ type: RESULT, data: { items, suggest } });
   };
-  const first = await Promise.all(found.slice(0, FIRST).map((r) => r.data()));
-  send(first, found.length - first.length);
-  // The rest a moment later: the first results' fragments need not share the network.
-  await new Promise((resolve) => setTimeout(resolve, 2 * PAUSE));
-  if (found.length > FIRST && asked === latest) {
-    const rest = await Promise.all(found.slice(FIRST, MOST).map((r) => r.data()));
-    send([...first, ...rest], found.length - MOST);
-  }
+  const loaded = await Promise.all(found.slice(0, MOST).map((r) => r.data()));
+  send(loaded, found.length - loaded.length);
 });
 
 // Pagefind requires every word to match, and a pasted error message is full of quotes,
