@@ -129,7 +129,9 @@ def entry_record(entry: Entry, site: Site) -> Record:
         text=_flat(" ".join(part for part in text if part)),
         meta=meta,
         filters={name: values for name, values in filters.items() if values},
-        sort={"year": year} if year else {},
+        # Every entry has a year to sort by, 0 when none is known: Pagefind leaves a record
+        # without the sort key out of sorted results, and Explore sorts by it.
+        sort={"year": year or "0"},
         names=(entry.id,),
     )
 
