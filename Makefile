@@ -14,7 +14,9 @@ UV_LOCK := locks/uv.txt
 # INSTALLER=pip installs the same lock with pip alone (slower; for a machine without uv).
 INSTALLER ?= uv
 
-.PHONY: install lock browser serve build validate check-links check-links-external bench-links test lint bench clean
+AXE := tests/browser/axe/node_modules/axe-core/axe.min.js
+
+.PHONY: install lock browser axe serve build validate check-links check-links-external bench-links test lint bench clean
 
 install: $(STAMP)
 
@@ -46,6 +48,14 @@ lock:
 # Debian's Chromium for the browser tests; installed only where we may (root on Debian/Ubuntu).
 browser:
 	@bash scripts/install-browser.sh
+
+# axe-core for the accessibility tests: npm, the exact version in tests/browser/axe/package-lock.json.
+axe: $(AXE)
+
+$(AXE): tests/browser/axe/package-lock.json
+	@if command -v npm >/dev/null; then \
+		npm ci --prefix tests/browser/axe --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: the accessibility tests will be skipped (failed under CI)"; fi
 
 serve: install
 	$(BIN)/mlsys-kb serve --dev-addr $(HOST):$(PORT)
@@ -80,7 +90,7 @@ lint: install
 	$(BIN)/ruff check src tests scripts
 	$(BIN)/ruff format --check src tests scripts
 
-test: install browser lint
+test: install browser axe lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: install browser

@@ -75,7 +75,6 @@ def synthetic_site(scratch: Path, size: int) -> Path:
     # The theme's own files (mkdocs.yml names them); not the guides, which cite real papers.
     if (ROOT / "docs" / "assets").is_dir():
         shutil.copytree(ROOT / "docs" / "assets", project / "docs" / "assets")
-    shutil.copytree(ROOT / "overrides", project / "overrides")
     return build(project)
 
 
@@ -119,7 +118,7 @@ def pages_site(scratch: Path, count: int, anchors: int = 10, seed: int = 7) -> P
 
 def real_site(scratch: Path) -> Path:
     project = scratch / "real"
-    for name in ("data", "slides", "docs", "schemas", "overrides"):
+    for name in ("data", "slides", "docs", "schemas"):
         if (ROOT / name).exists():
             shutil.copytree(ROOT / name, project / name)
     shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")

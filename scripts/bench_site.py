@@ -1,18 +1,22 @@
 """Site benchmark: validate, render and `mkdocs build` at several catalog sizes, with peak
-memory, site size, search index size and the time to the first search result in a real
-headless Chromium.
+memory and site size; and the site's search (Pagefind, the default) beside Material's own
+lunr search on the same catalogs, in the same run: index build time, index bytes, bytes
+fetched for a first query, and in a real headless Chromium the time from navigation to the
+first result and from the last keystroke to it.
 
     python scripts/bench_site.py --sizes 100,1000,10000 --write
 
 The synthetic projects come from ``bench.generate_project``; they have no hand-written
-pages (the real guides cite real papers). Results go to docs/benchmarks.md between
-``<!-- bench:site -->`` markers.
+pages (the real guides cite real papers). Material's search is built with the plugin's
+switch ``search: material``. Results go to docs/benchmarks.md between ``<!-- bench:site -->``
+markers.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import gzip
 import http.server
 import os
 import resource
@@ -34,6 +38,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from mlsys_kb.chromium import ARGS, CHROMIUM
 
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+BASE = "/mlsys-kb/"  # served under a path, as the hosted site is
 
 
 def _run(argv: list[str], cwd: Path) -> float:
@@ -55,106 +60,219 @@ def _render_seconds(project: Path) -> float:
     return time.perf_counter() - start
 
 
+def _index_seconds(project: Path) -> float:
+    """Pagefind's index of the catalog's records, made the way the plugin makes it."""
+    from mlsys_kb import validate
+    from mlsys_kb.render import search_records
+    from mlsys_kb.search_index import write_index
+
+    catalog, _ = validate.load(project)
+    with tempfile.TemporaryDirectory(prefix="mlsys-kb-index-") as out:
+        start = time.perf_counter()
+        write_index(search_records(catalog), Path(out))
+        return time.perf_counter() - start
+
+
 def _size(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
+    """The built site under BASE, text gzipped as static hosts (GitHub Pages) send it."""
+
     def log_message(self, *args: object) -> None:
         pass
 
+    def translate_path(self, path: str) -> str:
+        return super().translate_path("/" + path.removeprefix(BASE))
 
-def first_search_result(site: Path, query: str, runs: int = 3) -> tuple[float, float]:
-    """Seconds from opening the home page to the first search result on screen, as a
-    reader does it: open the page, click the search box, type the query; and of those, the
-    seconds from the last keystroke to the result (what the search engine adds)."""
+    def do_GET(self) -> None:
+        path = Path(self.translate_path(self.path.split("?")[0]))
+        if path.is_dir():
+            path = path / "index.html"
+        compress = path.suffix in _TEXT and "gzip" in self.headers.get("Accept-Encoding", "")
+        if not path.is_file() or not compress:
+            super().do_GET()
+            return
+        body = gzip.compress(path.read_bytes(), compresslevel=6)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+_TEXT = {".html", ".js", ".css", ".json", ".svg", ".xml"}
+
+
+def first_results(site: Path, queries: list[str], runs: int) -> dict[str, list[float]]:
+    """For each query, ``runs`` fresh browser contexts (a cold cache each): open the home
+    page, click the search box, type the query, and wait for the first result. Returns the
+    seconds from navigation to the result, from the last keystroke to it, and the bytes the
+    page fetched until then."""
     from playwright.sync_api import sync_playwright
 
     handler = functools.partial(_Quiet, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
-    times, waits = [], []
+    url = f"http://127.0.0.1:{server.server_address[1]}{BASE}"
+    found: dict[str, list[float]] = {"navigation": [], "keystroke": [], "bytes": []}
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            for _ in range(runs):
-                context = browser.new_context()  # a cold cache each time
-                context.route("https://**", lambda route: route.abort())
-                page = context.new_page()
-                start = time.perf_counter()
-                page.goto(url, wait_until="domcontentloaded")
-                page.locator(".md-search__input").first.click()
-                page.locator("input.md-search__input").press_sequentially(query)
-                typed = time.perf_counter()
-                page.wait_for_selector(".md-search-result__item", timeout=120_000)
-                times.append(time.perf_counter() - start)
-                waits.append(time.perf_counter() - typed)
-                context.close()
+            for query in queries:
+                for _ in range(runs):
+                    context = browser.new_context()
+                    context.route("https://**", lambda route: route.abort())
+                    page = context.new_page()
+                    finished: list[object] = []
+
+                    def keep(request: object, into: list[object] = finished) -> None:
+                        into.append(request)
+
+                    page.on("requestfinished", keep)
+                    start = time.perf_counter()
+                    page.goto(url, wait_until="domcontentloaded")
+                    page.locator(".md-search__input").first.click()
+                    box = page.locator("input.md-search__input")
+                    # All but the last character without key events, then one keystroke: the
+                    # engine is asked once, for the whole query.
+                    box.fill(query[:-1])
+                    box.press(query[-1])
+                    typed = time.perf_counter()
+                    page.wait_for_selector(".md-search-result__item", timeout=120_000)
+                    done = time.perf_counter()
+                    fetched = sum(r.sizes()["responseBodySize"] for r in list(finished))  # type: ignore[attr-defined]
+                    found["navigation"].append(done - start)
+                    found["keystroke"].append(done - typed)
+                    found["bytes"].append(fetched)
+                    context.close()
             browser.close()
     finally:
         server.shutdown()
-    return statistics.median(times), statistics.median(waits)
+    return found
 
 
-def measure(project: Path, runs: int, query: str) -> list[str]:
+def _spread(values: list[float], unit: str = "s") -> str:
+    if not values:
+        return "-"
+    if unit == "KB":
+        low, mid, high = (v / 1000 for v in (min(values), statistics.median(values), max(values)))
+        return f"{mid:.0f} KB ({low:.0f} to {high:.0f})"
+    return f"{statistics.median(values):.2f} s ({min(values):.2f} to {max(values):.2f})"
+
+
+def _use_search(project: Path, engine: str) -> None:
+    """Switch the project's mkdocs.yml between the two searches (the plugin's option)."""
+    config = project / "mkdocs.yml"
+    lines = [
+        line
+        for line in config.read_text(encoding="utf-8").splitlines()
+        if not line.startswith("      search: ")
+    ]
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith("- mlsys-kb"))
+    lines[at] = "  - mlsys-kb:"
+    lines.insert(at + 1, f"      search: {engine}")
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def measure(project: Path, runs: int, browser_runs: int, queries: list[str]) -> list[list[str]]:
     cli = [str(Path(sys.executable).with_name("mlsys-kb"))]
     validate_s = statistics.median(_run([*cli, "validate"], project) for _ in range(runs))
     render_s = statistics.median(_render_seconds(project) for _ in range(runs))
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    builds = time_command([*cli, "build"], project, max(1, runs // 2))
-    peak = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-    build_wall = statistics.median(timing.wall for timing in builds)
-    build_cpu = statistics.median(timing.cpu for timing in builds)
-    site = project / "site"
-    index = site / "search" / "search_index.json"
-    nan = float("nan")
-    search_s, wait_s = first_search_result(site, query) if Path(CHROMIUM).exists() else (nan, nan)
-    return [
-        f"{validate_s:.2f} s",
-        f"{render_s:.2f} s",
-        f"{build_wall:.1f} s ({build_cpu:.1f} s CPU)",
-        f"{peak / 1024:.0f} MiB",
-        f"{_size(site) / 1e6:.1f} MB",
-        f"{index.stat().st_size / 1e6:.2f} MB",
-        f"{search_s:.2f} s ({wait_s:.2f} s after typing)",
-    ]
+    rows = []
+    for engine in ("pagefind", "material"):
+        _use_search(project, engine)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        builds = time_command([*cli, "build"], project, max(1, runs // 2))
+        peak = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+        build_wall = statistics.median(timing.wall for timing in builds)
+        build_cpu = statistics.median(timing.cpu for timing in builds)
+        site = project / "site"
+        if engine == "pagefind":
+            index_bytes = _size(site / "pagefind")
+            index_s = f"{statistics.median(_index_seconds(project) for _ in range(runs)):.2f} s"
+        else:
+            index_bytes = (site / "search" / "search_index.json").stat().st_size
+            index_s = "in the browser"
+        timed = (
+            first_results(site, queries, browser_runs)
+            if Path(CHROMIUM).exists()
+            else {"navigation": [], "keystroke": [], "bytes": []}
+        )
+        rows.append(
+            [
+                "Pagefind" if engine == "pagefind" else "Material (lunr)",
+                f"{validate_s:.2f} s",
+                f"{render_s:.2f} s",
+                f"{build_wall:.1f} s ({build_cpu:.1f} s CPU)",
+                f"{peak / 1024:.0f} MiB",
+                f"{_size(site) / 1e6:.1f} MB",
+                index_s,
+                f"{index_bytes / 1e6:.2f} MB",
+                _spread(timed["bytes"], "KB"),
+                _spread(timed["navigation"]),
+                _spread(timed["keystroke"]),
+            ]
+        )
+    _use_search(project, "pagefind")
+    return rows
 
 
 COLUMNS = (
+    "search",
     "validate",
     "render",
     "full build",
     "peak memory",
     "site size",
-    "search index",
-    "first search result",
+    "index build",
+    "index bytes",
+    "fetched for a first query",
+    "navigation → first result",
+    "last keystroke → first result",
 )
+
+
+def _queries(project: Path) -> list[str]:
+    """A title word, the last author of a paper, and ten words of an issue's symptom pasted
+    whole, as long as the error messages of the real catalog (6 to 11 words); the synthetic
+    symptoms are 20-word sentences. Each word of a query costs Pagefind one index chunk
+    (about 22 KB at 10,000 papers)."""
+    from mlsys_kb import validate
+
+    catalog, _ = validate.load(project)
+    paper = catalog["papers"][len(catalog["papers"]) // 2]
+    issue = catalog["issues"][len(catalog["issues"]) // 2]
+    symptom = " ".join(issue["symptom"].split()[:10])
+    return [paper["title"].split(":")[0], paper["authors"][-1].split()[-1], symptom]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="100,1000,10000")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--browser-runs", type=int, default=5, help="fresh contexts per query")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     rows = []
+    loads = []
     with tempfile.TemporaryDirectory(prefix="mlsys-kb-site-") as scratch:
         for size in [int(s) for s in args.sizes.split(",")]:
             project = generate_project(Path(scratch) / f"p{size}", size)
             shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
             # The theme's own stylesheet, so that every page's links resolve as on the real site.
             shutil.copytree(ROOT / "docs" / "assets", project / "docs" / "assets")
-            shutil.copytree(ROOT / "overrides", project / "overrides")
             from mlsys_kb import validate
 
             catalog, _ = validate.load(project)
-            query = catalog["papers"][len(catalog["papers"]) // 2]["title"].split(":")[0]
-            cells = measure(project, args.runs, query)
             entries = sum(len(catalog[k]) for k in ("papers", "decks", "issues", "resources"))
             label = f"{size:,} papers ({entries:,} entries)"
-            rows.append(f"| {label} | " + " | ".join(cells) + " |")
-            print(rows[-1], file=sys.stderr, flush=True)
+            for cells in measure(project, args.runs, args.browser_runs, _queries(project)):
+                rows.append(f"| {label} | " + " | ".join(cells) + " |")
+                print(rows[-1], file=sys.stderr, flush=True)
+            loads.append(f"{size:,}: {os.getloadavg()[0]:.1f}")
             shutil.rmtree(project)
     text = "\n".join(
         [
@@ -162,12 +280,20 @@ def main() -> int:
             "",
             "Whole-process wall times: `mlsys-kb validate`, `render_site` in process, "
             "`mlsys-kb build` (validate, render and `mkdocs build --strict`, with its CPU "
-            "time: the machine is shared, and wall times moved by up to a third between runs); "
-            "peak memory of "
-            "the build; the time from opening the home page in headless Chromium to the first "
-            "search result for a title word, cold cache, and of that the time from the last "
-            "keystroke to the result (the rest is opening the page, clicking and typing, "
-            f"which the search engine does not change). Median of runs; {machine()}.",
+            "time: the machine is shared, and wall times moved by up to a third between "
+            "runs); peak memory of the build. Each catalog is built twice, with the site's "
+            "search (Pagefind) and with Material's own (`search: material`). Index build: "
+            "Pagefind's index of the catalog's records, in process (Material's lunr index is "
+            "built in the browser, on every page load). Index bytes: `site/pagefind/`, or "
+            "`search/search_index.json`. Then in headless Chromium, the site served on "
+            f"127.0.0.1 under `{BASE}` with text gzipped (as GitHub Pages sends it), a fresh "
+            "browser context each time: open the home page, click the search box, type a "
+            "query, wait for the first result; bytes fetched by the page until then, "
+            "seconds from navigation and from the last keystroke. Three queries (a title "
+            "word, a paper's last author, ten words of an issue's symptom pasted whole), "
+            f"{args.browser_runs} contexts each: median "
+            f"(min to max). {machine()}; load average (1 min) after each size: "
+            f"{', '.join(loads)}.",
             "",
             "| catalogs | " + " | ".join(COLUMNS) + " |",
             "|---" * (len(COLUMNS) + 1) + "|",

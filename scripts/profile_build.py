@@ -93,7 +93,6 @@ def main() -> int:
             project = generate_project(Path(scratch) / "project", args.papers)
             shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
             shutil.copytree(ROOT / "docs" / "assets", project / "docs" / "assets")
-            shutil.copytree(ROOT / "overrides", project / "overrides")
         os.chdir(project)
         rows = profile(project.resolve())
     print(f"{machine()}\n\n| stage | seconds |\n|---|---|")

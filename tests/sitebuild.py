@@ -5,10 +5,12 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import shutil
 import subprocess
 import sys
 import threading
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,29 +34,44 @@ def build_site(
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
+    base = "/"  # the path the site is served under, like the hosted site's
+
     def log_message(self, format: str, *args: object) -> None:
         pass
 
+    def translate_path(self, path: str) -> str:
+        if not path.startswith(self.base):
+            return str(Path(self.directory) / "not-under-the-base-path")
+        return super().translate_path("/" + path[len(self.base) :])
+
+
+def deploy_path(mkdocs_yml: Path = ROOT / "mkdocs.yml") -> str:
+    """The path of site_url (``/mlsys-kb/``): where the hosted site lives."""
+    found = re.search(r"^site_url: *(\S+)", mkdocs_yml.read_text(encoding="utf-8"), re.M)
+    path = urllib.parse.urlsplit(found.group(1)).path if found else "/"
+    return path.rstrip("/") + "/"
+
 
 @contextmanager
-def serve(directory: Path) -> Iterator[str]:
-    """Serve a directory on 127.0.0.1 on a free port; yields the base URL."""
-    handler = functools.partial(_Quiet, directory=str(directory))
+def serve(directory: Path, base: str = "/") -> Iterator[str]:
+    """Serve a directory on 127.0.0.1 on a free port, under the path ``base``; yields the
+    site's URL. Anything outside ``base`` is not found, as on the hosted site."""
+    handler_class = type("Handler", (_Quiet,), {"base": base})
+    handler = functools.partial(handler_class, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
+        yield f"http://127.0.0.1:{server.server_address[1]}{base}"
     finally:
         server.shutdown()
         server.server_close()
 
 
 def copy_project(target: Path) -> Path:
-    """A copy of the project's site sources (mkdocs.yml, docs, data, slides, the theme's
-    overrides) to build in, as a fresh clone has them: a folder git does not hold (an empty
-    slides/) is not made."""
-    copy_tracked(("data", "docs", "slides", "schemas", "overrides"), target)
+    """A copy of the project's site sources (mkdocs.yml, docs, data, slides) to build in, as
+    a fresh clone has them: a folder git does not hold (an empty slides/) is not made."""
+    copy_tracked(("data", "docs", "slides", "schemas"), target)
     shutil.copy(ROOT / "mkdocs.yml", target / "mkdocs.yml")
     return target
 

@@ -3,6 +3,7 @@ catalog text, atomic on failure, and live-reloading catalog edits."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -355,6 +356,8 @@ def test_serve_rebuilds_when_a_catalog_changes(tmp_path: Path) -> None:
         assert "DistDGL" in page
         # The entries' chrome is back in place of the plugin's markers under serve too.
         assert 'class="entry-chrome"' in page and "<!--mlsys-kb:" not in page
+        index_url = f"http://127.0.0.1:{port}{prefix.rstrip('/')}/pagefind/pagefind-entry.json"
+        index_before = json.loads(_get(index_url))["languages"]["en"]["hash"]
         topics = project / "data" / "topics.yaml"
         text = topics.read_text(encoding="utf-8")
         topics.write_text(
@@ -369,6 +372,8 @@ def test_serve_rebuilds_when_a_catalog_changes(tmp_path: Path) -> None:
                 continue
         else:
             pytest.fail("the page did not change after editing data/topics.yaml")
+        # The search index was made again: entries hold their topics' titles.
+        assert json.loads(_get(index_url))["languages"]["en"]["hash"] != index_before
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=20)

@@ -27,10 +27,16 @@ from .bibtex import bibliography
 from .docs import cited_keys, hand_written
 from .model import Catalog
 from .rawhtml import Lifted
-from .render import Options, render_site
+from .render import Options, render_site, search_records
 from .render.nav import navigation
+from .render.search import Record, page_records
+from .search_index import PAGES_OUTPUT, BackgroundIndex, write_index
 
 log = get_plugin_logger(__name__)
+
+TEMPLATES = Path(__file__).parent / "templates"
+ASSETS = Path(__file__).parent / "assets"  # the search worker and the Explore page's script
+SCRIPTS = "assets/javascripts/mlsys-kb"  # where they are served from
 
 
 class CatalogConfig(Config):
@@ -43,6 +49,9 @@ class CatalogConfig(Config):
     # Carry the generated HTML blocks past Python-Markdown (see rawhtml.py); the pages come
     # out the same either way, so false only makes the build slower.
     lift_html = config_options.Type(bool, default=True)
+    # pagefind: the catalog's own search index behind Material's search box, and the
+    # Explore page; material: Material's built-in lunr search, kept for comparison.
+    search = config_options.Choice(("pagefind", "material"), default="pagefind")
 
 
 class CatalogPlugin(BasePlugin[CatalogConfig]):
@@ -51,6 +60,9 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
         self.generated: dict[str, str] = {}
         self.root = Path(".")
         self.lifted = Lifted()
+        self.page_records: list[Record] = []  # sections of the hand-written pages
+        self.index: BackgroundIndex | None = None
+        self.hand_written = False
 
     def on_config(self, config: Any) -> Any:
         base = Path(config.config_file_path or "mkdocs.yml").resolve().parent
@@ -73,8 +85,24 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
             site_url=config.site_url,
             overviews=overviews,
             directory_urls=config.use_directory_urls,
+            explore=self.config.search == "pagefind",
+            material_search=self.config.search == "material",
         )
         self.generated = render_site(catalog, options)
+        self.page_records = []
+        if self.index is not None:  # a build that failed before on_post_build (serve)
+            self.index.discard()
+            self.index = None
+        if self.config.search == "pagefind":
+            # Indexed while MkDocs builds the pages; moved into the site in on_post_build.
+            beside = Path(config.site_dir).resolve().parent
+            self.index = BackgroundIndex(search_records(catalog, options), beside)
+        # Our templates (templates/main.html) link the topic feeds from <head> and, with
+        # `search: pagefind`, point Material's search box at our worker; after a custom_dir,
+        # so that a site's own overrides still win.
+        dirs = config.theme.dirs
+        if str(TEMPLATES) not in dirs:
+            dirs.insert(1 if config.theme.custom_dir else 0, str(TEMPLATES))
         # mkdocs-bibtex reads its .bib in its own on_config, which runs after ours. It gets
         # only the papers the hand-written pages cite: parsing all 10,000 took seconds.
         # A cited key missing from the catalog stays missing, and the strict build fails.
@@ -87,7 +115,7 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
             pages = hand_written(
                 docs, self.config.guides_dir, self.config.overviews_dir, self.generated
             )
-            config.nav = navigation(catalog, pages)
+            config.nav = navigation(catalog, pages, explore="explore.md" in self.generated)
         return config
 
     def on_files(self, files: Files, config: Any) -> Files:
@@ -103,12 +131,58 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
             if deck.get("file"):
                 source = self.root / deck["file"]
                 files.append(File.generated(config, deck["file"], abs_src_path=str(source)))
+        if self.config.search == "pagefind":
+            # Hand-written pages get an index of their own (search_index.py), which the
+            # search box merges when there is one; each page gives at least one record.
+            self.hand_written = any(
+                file.is_documentation_page() and file.src_uri not in self.generated
+                for file in files
+            )
+            for script in sorted(ASSETS.glob("*.js")):
+                path = f"{SCRIPTS}/{script.name}"
+                files.append(File.generated(config, path, abs_src_path=str(script)))
         return files
 
+    def on_env(self, env: Any, config: Any, files: Files) -> Any:
+        env.globals["mlsys_kb_pagefind"] = self.config.search == "pagefind"
+        env.globals["mlsys_kb_pages_index"] = self.hand_written
+        return env
+
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Files) -> str:
+        if self.config.search == "pagefind":
+            # Material's search plugin stays (its header renders the search box only
+            # when the plugin is configured) but indexes nothing: Pagefind does.
+            page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
         if self.config.lift_html and page.file.src_uri in self.generated:
             return self.lifted.lift(page.file.src_uri, markdown)
         return markdown
+
+    def on_page_content(self, html: str, page: Any, config: Any, files: Files) -> str:
+        if self.config.search == "pagefind" and page.file.src_uri not in self.generated:
+            label = "Guide"
+            if page.file.src_uri.startswith(self.config.overviews_dir + "/"):
+                label = "Overview"
+            elif not page.file.src_uri.startswith(self.config.guides_dir + "/"):
+                label = "Page"
+            self.page_records += page_records(html, page.url, page.title or "", label)
+        return html
+
+    def on_post_build(self, config: Any) -> None:
+        if self.index is None:
+            return
+        site = Path(config.site_dir)
+        try:
+            self.index.move_into(site)
+        except RuntimeError as error:
+            raise PluginError(f"mlsys-kb: {error}") from None
+        finally:
+            self.index = None
+        write_index(self.page_records, site / PAGES_OUTPUT)
+
+    def on_build_error(self, error: Exception) -> None:
+        if self.index is not None:
+            self.index.discard()
+            self.index = None
 
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
         try:

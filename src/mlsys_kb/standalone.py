@@ -29,6 +29,8 @@ from .render.citations import resolve
 from .render.nav import navigation
 from .render.site import Site
 
+TEMPLATES = Path(__file__).parent / "templates"  # the plugin's theme overrides
+
 MARKER = ".mlsys-kb-render"
 OUR_PLUGINS = frozenset({"mlsys-kb", "bibtex"})  # ours, and mkdocs-bibtex: citations resolved
 
@@ -103,12 +105,13 @@ def project_files(root: Path) -> tuple[dict[str, Any], dict[str, str | Path]]:
     for deck in catalog["decks"]:
         if deck.get("file"):
             files[f"docs/{deck['file']}"] = root / deck["file"]
-    # The theme's overrides (the topic feeds' <link> in <head>) go along, under the same name.
-    custom_dir = (config.get("theme") or {}).get("custom_dir")
-    if custom_dir:
-        overrides = root / custom_dir
-        for source in sorted(p for p in overrides.rglob("*") if p.is_file()):
-            files[f"{custom_dir}/{source.relative_to(overrides).as_posix()}"] = source
+    # Theme overrides: the site's own (custom_dir), then the plugin's templates where the
+    # site has no file of that name (the topic feeds' <link> in <head>; their search part
+    # is off without the plugin, and Material's own search stays).
+    custom_dir = (config.get("theme") or {}).get("custom_dir") or "overrides"
+    for folder in (root / custom_dir, TEMPLATES):
+        for source in sorted(p for p in folder.rglob("*") if p.is_file()):
+            files.setdefault(f"{custom_dir}/{source.relative_to(folder).as_posix()}", source)
     pages = hand_written(docs, guides_dir, overviews_dir, generated)
     neutral = {key: value for key, value in config.items() if key != "INHERIT"}
     neutral["docs_dir"] = "docs"
@@ -128,6 +131,7 @@ def project_files(root: Path) -> tuple[dict[str, Any], dict[str, str | Path]]:
             for feature in theme["features"]
             if feature not in ("content.action.edit", "content.action.view")
         ]
+    theme["custom_dir"] = custom_dir
     neutral["theme"] = theme
     header = (
         "# Written by `mlsys-kb render --out`: the site without the mlsys-kb plugin, for any\n"

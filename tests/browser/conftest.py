@@ -16,7 +16,7 @@ import pytest
 
 from mlsys_kb.chromium import ARGS, CHROMIUM
 
-from ..sitebuild import ROOT, build_site, copy_project, serve
+from ..sitebuild import ROOT, build_site, copy_project, deploy_path, serve
 from .tabs import open_tab
 
 ARTIFACTS = ROOT / "test-artifacts" / "screenshots"
@@ -45,7 +45,8 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def base_url(built_site: Path) -> Iterator[str]:
-    with serve(built_site) as url:
+    # Under the path of site_url, as the hosted site: a root-relative URL would break.
+    with serve(built_site, deploy_path()) as url:
         yield url
 
 

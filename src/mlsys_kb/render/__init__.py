@@ -17,10 +17,16 @@ from . import pages
 from .charts import bar_chart, stacked_bar_chart
 from .entries import links
 from .feed import atom, topic_atom, topic_feed_path
+from .search import Record, catalog_records
 from .site import Options, Site, home_page, topic_page
 from .text import html, path_href
 
-__all__ = ["Options", "Site", "render_site"]
+__all__ = ["Options", "Record", "Site", "render_site", "search_records"]
+
+
+def search_records(catalog: Catalog, options: Options | None = None) -> list[Record]:
+    """The search records of every entry and topic (see ``search.py``)."""
+    return catalog_records(Site(catalog, options or Options()))
 
 
 def catalog_json(site: Site) -> str:
@@ -45,7 +51,7 @@ def stats(site: Site) -> tuple[str, dict[str, str]]:
     by_year = [(str(year), count) for year, count in sorted(years.items())]
     kinds = [(pages.KIND_TITLES[k], len(site.catalog[k])) for k in ENTRY_KINDS]
     page = "stats.md"
-    lines = [pages.NO_SEARCH + "# Statistics", ""]
+    lines = [pages.no_search(site) + "# Statistics", ""]
     total = sum(count for _, count in kinds)
     lines += [f"{total} entries in all.", ""]
     charts: dict[str, str] = {}
@@ -84,6 +90,8 @@ def render_site(catalog: Catalog, options: Options | None = None) -> dict[str, s
         "downloads/catalog.json": catalog_json(site),
         "feed.xml": atom(site, pages.recent_entries(site)),
     }
+    if site.options.explore:
+        files["explore.md"] = pages.explore(site)
     overviews = options.overviews if options else {}
     for topic in catalog["topics"]:
         files[topic_page(topic.id)] = pages.topic(site, topic.id, overviews.get(topic.id))

@@ -189,10 +189,11 @@ def entry_block(entry: Entry, site: Site, page: str) -> str:
         lines += [paragraph, ""]
     if entry.kind == "decks" and not entry.get("file") and not entry.get("url"):
         lines += ["*Slides not yet in the archive.*", ""]
-    # The chrome below is navigation, not content: HTML in one block, kept out of the
-    # search index so that hits land on entries. HTML because Python-Markdown's inline
-    # links cost about 0.1 ms each, and 10,000 entries carry over 100,000 of them
-    # (docs/benchmarks.md); one block because each raw HTML block has a cost of its own.
+    # The chrome below is navigation, not content: HTML in one block (kept out of Material's
+    # search index when the site uses it, so that hits land on entries). HTML because
+    # Python-Markdown's inline links cost about 0.1 ms each, and 10,000 entries carry over
+    # 100,000 of them (docs/benchmarks.md); one block because each raw HTML block has a
+    # cost of its own.
     chrome = [site.coins(entry)] if entry.kind == "papers" else []
     buttons = button_row(entry, site, page)
     if buttons:
@@ -203,7 +204,8 @@ def entry_block(entry: Entry, site: Site, page: str) -> str:
     if entry.kind == "papers":
         chrome.append(bibtex_block(entry, site))
     if chrome:
-        lines += ['<div class="entry-chrome" data-search-exclude>', *chrome, "</div>", ""]
+        exclude = " data-search-exclude" if site.options.material_search else ""
+        lines += [f'<div class="entry-chrome"{exclude}>', *chrome, "</div>", ""]
     return "\n".join(lines)
 
 
@@ -230,15 +232,16 @@ def entry_line(entry: Entry, site: Site, page: str, *, detail: bool = True) -> s
     return f"<li>{link}{extra}</li>"
 
 
-def entry_list(items: list[str], lead: str | None = None, *, searchable: bool = True) -> list[str]:
+def entry_list(items: list[str], lead: str | None = None, *, exclude: bool = False) -> list[str]:
     """Lines of an HTML list of ``entry_line`` items, after an optional lead sentence, as a
-    block of its own. Lists that repeat entries shown elsewhere are not ``searchable``:
-    Material indexes a list with the section above it, so a search for a title would
-    land on whichever entry precedes the list rather than on the entry itself."""
+    block of its own. With Material's search, lists that repeat entries shown elsewhere are
+    excluded from its index (``exclude``): it indexes a list with the section above it, so
+    a search for a title would land on whichever entry precedes the list. The site's own
+    search index is made from the catalog and never sees these lists."""
     if not items:
         return []
     block = [f"<p>{html(lead)}</p>"] if lead else []
     block += ['<ul class="entry-list">', *items, "</ul>"]
-    if not searchable:
+    if exclude:
         block = ['<div class="entry-index" data-search-exclude>', *block, "</div>"]
     return [*block, ""]

@@ -20,9 +20,10 @@ class HandWritten:
     others: list[str] = field(default_factory=list)  # top-level pages the renderer does not make
 
 
-def navigation(catalog: Catalog, pages: HandWritten) -> list[Any]:
-    """MkDocs' ``nav``: home, the topic tree, the index pages, guides and overviews, the
-    tags and statistics pages, and the other hand-written pages last under "About"."""
+def navigation(catalog: Catalog, pages: HandWritten, *, explore: bool = False) -> list[Any]:
+    """MkDocs' ``nav``: home, the Explore page (when the site has its search index), the
+    topic tree, the index pages, guides and overviews, the tags and statistics pages, and
+    the other hand-written pages last under "About"."""
     children: dict[str | None, list[Any]] = {}
     for topic in catalog["topics"]:
         children.setdefault(topic.get("parent"), []).append(topic)
@@ -61,6 +62,8 @@ def navigation(catalog: Catalog, pages: HandWritten) -> list[Any]:
             section.append({f"Overview: {title}": page})
         nav.append({"Guides": section})
     nav += [{"Tags": "tags.md"}, {"Statistics": "stats.md"}]
+    if explore:
+        nav.insert(1, {"Explore": "explore.md"})
     if pages.others:
         nav.append({"About": list(pages.others)})
     return nav

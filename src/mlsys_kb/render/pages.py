@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 
 from ..model import Entry
 from ..schema import ENTRY_KINDS
@@ -11,9 +12,15 @@ from .compare import comparison
 from .entries import entry_block, entry_line, entry_list, page_link
 from .feed import SITE_TITLE, topic_feed_path
 from .site import KIND_TITLES, Site, entry_title, home_page, newest_first, relative, topic_page
-from .text import html, html_code, md, md_code
+from .text import html, html_code, md, md_code, path_href
 
-NO_SEARCH = "---\nsearch:\n  exclude: true\n---\n\n"  # index pages: search lands on entries
+_NO_SEARCH = "---\nsearch:\n  exclude: true\n---\n\n"
+
+
+def no_search(site: Site) -> str:
+    """Front matter that keeps an index page out of Material's search index, when the site
+    uses Material's search: a search should land on the entries, not on lists of them."""
+    return _NO_SEARCH if site.options.material_search else ""
 
 
 def _topic_tree(site: Site, page: str, parent: str | None = None, depth: int = 0) -> list[str]:
@@ -59,7 +66,9 @@ def home(site: Site) -> str:
         "",
     ]
     recent = recent_entries(site)[: site.options.recent]
-    lines += entry_list([entry_line(e, site, page) for e in recent], searchable=False)
+    lines += entry_list(
+        [entry_line(e, site, page) for e in recent], exclude=site.options.material_search
+    )
     lines += [
         "## Browse",
         "",
@@ -91,8 +100,8 @@ def _yaml_string(text: str) -> str:
 
 
 def feed_front_matter(path: str, title: str) -> str:
-    """Front matter naming the page's Atom feed, which the theme override
-    (overrides/main.html) links from the page's head."""
+    """Front matter naming the page's Atom feed, which the plugin's theme template
+    (templates/main.html) links from the page's head."""
     return f"---\nfeed: {_yaml_string(path)}\nfeed_title: {_yaml_string(title)}\n---\n\n"
 
 
@@ -137,14 +146,14 @@ def topic(site: Site, topic_id: str, overview: str | None = None) -> str:
             lines.append(entry_block(item, site, page))
         if elsewhere:
             items = [entry_line(item, site, page) for item in elsewhere]
-            lines += entry_list(items, "Also in this topic:", searchable=False)
+            lines += entry_list(items, "Also in this topic:", exclude=site.options.material_search)
     if not any(groups.values()) and not children:
         lines += ["No entries yet.", ""]
     return "\n".join(lines)
 
 
 def _paper_index(site: Site, page: str, title: str, groups: dict[str, list[Entry]]) -> str:
-    lines = [NO_SEARCH + f"# Papers by {title}", ""]
+    lines = [no_search(site) + f"# Papers by {title}", ""]
     lines.append(
         " · ".join(
             f"[{label}]({relative(page, f'papers/by-{name}.md')})"
@@ -179,7 +188,7 @@ def papers_by_topic(site: Site) -> str:
     """Each topic with its paper count, linking to the papers on its page: listing every
     paper again here would double the largest pages of the site for nothing."""
     page = "papers/by-topic.md"
-    lines = [NO_SEARCH + "# Papers by topic", ""]
+    lines = [no_search(site) + "# Papers by topic", ""]
     lines.append(
         " · ".join(
             f"[{label}]({relative(page, f'papers/by-{name}.md')})"
@@ -206,7 +215,7 @@ def decks(site: Site) -> str:
     items = sorted(
         site.catalog["decks"], key=lambda d: (d.get("date") or "", entry_title(d)), reverse=True
     )
-    lines = [NO_SEARCH + "# Seminar decks", "", "Seminar slide decks, newest first.", ""]
+    lines = [no_search(site) + "# Seminar decks", "", "Seminar slide decks, newest first.", ""]
     rows = []
     for deck in items:
         when = html(deck.get("date") or "undated")
@@ -226,7 +235,7 @@ def decks(site: Site) -> str:
 
 def issues(site: Site) -> str:
     page = "issues.md"
-    lines = [NO_SEARCH + "# GitHub issues", ""]
+    lines = [no_search(site) + "# GitHub issues", ""]
     by_state = Counter(issue["state"] for issue in site.catalog["issues"])
     lines += [f"{by_state['open']} open, {by_state['closed']} closed.", ""]
     for state in ("open", "closed"):
@@ -250,7 +259,7 @@ def issues(site: Site) -> str:
 
 def tags(site: Site) -> str:
     page = "tags.md"
-    lines = [NO_SEARCH + "# Tags", ""]
+    lines = [no_search(site) + "# Tags", ""]
     for tag in site.catalog["tags"]:
         entries = site.by_tag.get(tag.id, [])
         if not entries:
@@ -267,3 +276,73 @@ def tags(site: Site) -> str:
         lines += [f"- {md(t['title'])}" for t in unused]
         lines.append("")
     return "\n".join(lines)
+
+
+def explore(site: Site) -> str:
+    """The Explore page: facets and results are drawn by its script from the search index;
+    the page carries the names of the facet values (ids in the index and the address)."""
+    page = "explore.md"
+    labels = {
+        "kind": {kind: KIND_TITLES[kind] for kind in ENTRY_KINDS},
+        # Topics in the order of the navigation, each with its depth, for an indented list.
+        "topic": {t.id: t["title"] for t, _ in _topics_in_order(site)},
+        "depth": {t.id: depth for t, depth in _topics_in_order(site)},
+        "venue": {v.id: v["name"] for v in site.catalog["venues"]},
+        "tag": {t.id: t["title"] for t in site.catalog["tags"]},
+    }
+    # JSON inside <script>: "<" escaped so that no catalog text can close the element.
+    # Key order is kept: the script lists values in it.
+    data = json.dumps(labels, ensure_ascii=False).replace("<", "\\u003c")
+    script = path_href(site.url(page, "assets/javascripts/mlsys-kb/explore.js"))
+    index = path_href(site.url(page, "pagefind/pagefind.js"))
+    facets = "\n".join(
+        f'<details class="kb-facet" data-facet="{name}" open><summary>{title}</summary>'
+        f'<div class="kb-facet__values" role="group" aria-label="{title}"></div></details>'
+        for name, title in (
+            ("kind", "Kind"),
+            ("topic", "Topic"),
+            ("venue", "Venue"),
+            ("year", "Year"),
+            ("tag", "Tag"),
+        )
+    )
+    lines = [
+        # The facets and the results need the width the navigation and contents would take.
+        "---\nhide:\n  - navigation\n  - toc\n---\n",
+        "# Explore",
+        "",
+        "Narrow the catalog by kind, topic, venue, year and tag, and by words. Within one "
+        "facet any chosen value matches; across facets all must. The address keeps the view, "
+        "to share or bookmark.",
+        "",
+        f'<div class="kb-explore" data-index="{index}">',
+        '<form class="kb-explore__query" role="search">',
+        '<label for="kb-explore-q">Words</label>',
+        '<input id="kb-explore-q" name="q" type="search" autocomplete="off" '
+        'placeholder="title, author, error message…">',
+        '<button type="reset" class="kb-explore__reset">Clear all</button>',
+        "</form>",
+        '<div class="kb-explore__layout">',
+        f'<div class="kb-explore__facets">\n{facets}\n</div>',
+        '<div class="kb-explore__results">',
+        '<p class="kb-explore__count" data-result-count="" aria-live="polite">Loading…</p>',
+        '<ol class="kb-explore__list"></ol>',
+        '<button type="button" class="kb-explore__more md-button" hidden>Show more</button>',
+        "</div>",
+        "</div>",
+        "<noscript><p>The Explore page needs JavaScript. Every entry is also on its topic "
+        "page, and papers are listed by year, venue and topic.</p></noscript>",
+        f'<script type="application/json" class="kb-explore__labels">{data}</script>',
+        f'<script type="module" src="{script}"></script>',
+        "</div>",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _topics_in_order(
+    site: Site, parent: str | None = None, depth: int = 0
+) -> Iterator[tuple[Entry, int]]:
+    for topic in site.children[parent]:
+        yield topic, depth
+        yield from _topics_in_order(site, topic.id, depth + 1)

@@ -31,6 +31,10 @@ class Options:
     # MkDocs' use_directory_urls: the entry chrome links final URLs (see ``Site.url``).
     directory_urls: bool = True
     overviews: dict[str, str] = field(default_factory=dict)  # topic id -> overview page path
+    explore: bool = True  # the Explore page, which needs the Pagefind index
+    # Material's own search (the plugin's `search: material`, kept for comparison): mark
+    # what its index must leave out, so that a search lands on the entries.
+    material_search: bool = False
 
 
 @dataclass

@@ -1,0 +1,169 @@
+"""The search records made from the catalog, and the Pagefind index the build writes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+from mlsys_kb import validate
+from mlsys_kb.render import Options, render_site, search_records
+from mlsys_kb.render.search import Record, page_records, record_html
+from mlsys_kb.schema import ENTRY_KINDS
+
+from .test_build import PAYLOADS
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def _records(**options: object) -> tuple[object, list[Record]]:
+    catalog, problems = validate.load(GOLDEN / "project")
+    assert problems == []
+    return catalog, search_records(catalog, Options(**options))  # type: ignore[arg-type]
+
+
+def test_one_record_per_entry_at_its_permalink() -> None:
+    catalog, records = _records()
+    catalog_json = json.loads(render_site(catalog)["downloads/catalog.json"])  # type: ignore[arg-type]
+    permalinks = {row["id"]: row["permalink"] for kind in ENTRY_KINDS for row in catalog_json[kind]}
+    entries = [r for r in records if "kind" in r.filters]
+    assert sorted(r.meta["id"] for r in entries) == sorted(permalinks)
+    for record in entries:
+        assert record.url == permalinks[record.meta["id"]]
+    # Topics have a record of their own (their page), without a kind: Explore lists entries.
+    topics = [r for r in records if "kind" not in r.filters]
+    assert sorted(r.url for r in topics) == sorted(
+        f"topics/{t.id}/"
+        for t in catalog["topics"]  # type: ignore[index]
+    )
+
+
+def test_a_record_holds_its_entry_and_no_other() -> None:
+    """beta2020second is followed on its page by a list that links alpha2022first: that
+    list is nobody's text, so only alpha's own record holds its title."""
+    _, records = _records()
+    by_id = {r.meta.get("id"): r for r in records}
+    assert "Alpha" not in by_id["beta2020second"].text
+    holding = [r.meta.get("id") for r in records if "First Paper" in r.title + r.text]
+    assert holding == ["alpha2022first"]
+
+
+def test_filters_carry_topic_ancestors_and_sort_by_year() -> None:
+    catalog, records = _records()
+    topics = {t.id: t for t in catalog["topics"]}  # type: ignore[index]
+    for record in records:
+        if record.filters.get("kind") != ["papers"]:
+            continue
+        paper = next(p for p in catalog["papers"] if p.id == record.meta["id"])  # type: ignore[index]
+        expected = set()
+        for topic in paper["topics"]:
+            while topic:
+                expected.add(topic)
+                topic = topics[topic].get("parent")
+        assert set(record.filters["topic"]) == expected
+        assert record.filters["year"] == [str(paper["year"])] == [record.sort["year"]]
+        assert record.filters["venue"] == [paper["venue"]]
+        # Every author is searchable, and so are the venue's names.
+        for author in paper["authors"]:
+            assert author in record.text
+
+
+def test_permalinks_follow_use_directory_urls() -> None:
+    _, records = _records(directory_urls=False)
+    urls = {r.meta.get("id"): r.url for r in records}
+    assert urls["beta2020second"] == "topics/gnn/index.html#beta2020second"
+
+
+def test_record_html_keeps_every_value_as_text() -> None:
+    """Pagefind reads the record as HTML: no catalog text may open an element in it."""
+    payload = " ".join(PAYLOADS)
+    record = Record(
+        url="topics/x/#y",
+        title=payload,
+        text=payload,
+        meta={"title": payload, "byline": payload},
+        filters={"tag": [payload]},
+        sort={"year": "2020"},
+        names=("y",),
+    )
+
+    class Scan(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tags: list[str] = []
+            self.values: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.tags.append(tag)
+            self.values += [v or "" for k, v in attrs if k == "data-value"]
+
+    scan = Scan()
+    scan.feed(record_html(record))
+    assert set(scan.tags) <= {"html", "head", "meta", "body", "h1", "p", "i"}
+    assert scan.values.count(payload) == 3  # two meta values and the filter, unchanged
+
+
+def test_hand_written_pages_are_indexed_section_by_section() -> None:
+    content = (
+        '<h1 id="guide">Guide<a class="headerlink" href="#guide">¶</a></h1><p>Intro.</p>'
+        '<h2 id="slurm">Slurm</h2><p>sbatch <code>torchrun</code></p><script>x()</script>'
+        '<h2 id="end">End</h2><p>Done.</p>'
+    )
+    records = page_records(content, "guides/g/", "Guide", "Guide")
+    assert [(r.url, r.title, r.text) for r in records] == [
+        ("guides/g/#guide", "Guide", "Intro."),
+        ("guides/g/#slurm", "Guide: Slurm", "sbatch torchrun"),
+        ("guides/g/#end", "Guide: End", "Done."),
+    ]
+
+
+def test_the_build_writes_the_index_offline(tmp_path: Path) -> None:
+    """The Pagefind index holds every record: entries, topics and the sections of the
+    hand-written pages; Material's own index holds nothing."""
+    from mlsys_kb.build import build
+
+    project = tmp_path / "project"
+    shutil.copytree(GOLDEN / "project", project)
+    (project / "mkdocs.yml").write_text(
+        "site_name: t\nsite_url: https://example.org/kb/\n"
+        "theme:\n  name: material\n  font: false\n"
+        "plugins:\n  - search\n  - mlsys-kb\n"
+        "markdown_extensions:\n  - attr_list\n  - toc:\n      permalink: true\n",
+        encoding="utf-8",
+    )
+    (project / "docs").mkdir(exist_ok=True)
+    (project / "docs" / "about.md").write_text("# About\n\nText.\n\n## More\n\nMore text.\n")
+    assert build(project, project / "site") == 0
+    site = project / "site"
+    entry = json.loads((site / "pagefind" / "pagefind-entry.json").read_text())
+    _, records = _records()
+    assert entry["languages"]["en"]["page_count"] == len(records)
+    # The hand-written page, section by section, in an index of its own.
+    pages = json.loads((site / "pagefind-pages" / "pagefind-entry.json").read_text())
+    assert pages["languages"]["en"]["page_count"] == 2
+    assert not list(project.glob(".mlsys-kb-search-*"))  # the scratch folder is gone
+    assert (site / "pagefind" / "pagefind.js").is_file()
+    assert not list((site / "pagefind").glob("pagefind-*ui*"))
+    assert (site / "assets" / "javascripts" / "mlsys-kb" / "search-worker.js").is_file()
+    assert json.loads((site / "search" / "search_index.json").read_text())["docs"] == []
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert "assets/javascripts/mlsys-kb/search-worker.js?pages" in home
+    assert (site / "explore" / "index.html").is_file()
+
+
+def test_every_entry_has_a_year_to_sort_by() -> None:
+    """Pagefind leaves a record without the sort key out of sorted results (98 records,
+    74 when sorted by year, on the real site: the topics have none), and Explore sorts by
+    year: an entry without a year or a date must still be listed, last."""
+    from mlsys_kb.render.search import entry_record
+    from mlsys_kb.render.site import Site
+
+    catalog, problems = validate.load(GOLDEN / "project")
+    assert problems == []
+    site = Site(catalog)
+    for kind in ENTRY_KINDS:
+        for entry in catalog[kind]:
+            undated = {k: v for k, v in entry.values.items() if k not in ("year", "date", "added")}
+            entry.values = undated
+            assert entry_record(entry, site).sort == {"year": "0"}, entry.id
