@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import http.server
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -46,9 +45,13 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 def deploy_path(mkdocs_yml: Path = ROOT / "mkdocs.yml") -> str:
-    """The path of site_url (``/mlsys-kb/``): where the hosted site lives."""
-    found = re.search(r"^site_url: *(\S+)", mkdocs_yml.read_text(encoding="utf-8"), re.M)
-    path = urllib.parse.urlsplit(found.group(1)).path if found else "/"
+    """The path of site_url (``/mlsys-kb/``): where the hosted site lives. Read as MkDocs
+    reads it: the value is an ``!ENV`` tag with a default."""
+    from mkdocs.utils.yaml import yaml_load
+
+    with mkdocs_yml.open("rb") as stream:
+        site_url = (yaml_load(stream) or {}).get("site_url") or "/"
+    path = urllib.parse.urlsplit(site_url).path
     return path.rstrip("/") + "/"
 
 
