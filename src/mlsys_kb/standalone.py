@@ -80,6 +80,11 @@ def project_files(root: Path) -> tuple[dict[str, Any], dict[str, str | Path]]:
             for path in sorted((docs / overviews_dir).glob("*.md"))
         },
         directory_urls=config.get("use_directory_urls", True),
+        # The Explore page and the search box's Pagefind index are the plugin's: another
+        # builder keeps its own search (Material's or Zensical's), which must leave the
+        # entry chrome and the index lists out so that a hit lands on an entry.
+        explore=False,
+        material_search=True,
     )
     generated = render_site(catalog, render_options)
     site = Site(catalog, render_options)

@@ -31,10 +31,13 @@ def _open_search(page, base_url: str, query: str) -> None:  # type: ignore[no-un
 def _results(page) -> list[str]:  # type: ignore[no-untyped-def]
     """The entry each result leads to, in order: the first link of each result."""
     page.wait_for_selector(".md-search-result__item", timeout=15000)
-    links = page.locator(".md-search-result__item > a.md-search-result__link")
-    return [
-        urlsplit(links.nth(i).get_attribute("href") or "").fragment for i in range(links.count())
-    ]
+    # One snapshot of the list: Material redraws it as answers come, and a link counted
+    # first and read after (nth(i)) could be gone by then (seen under load).
+    hrefs = page.eval_on_selector_all(
+        ".md-search-result__item > a.md-search-result__link",
+        "links => links.map(link => link.getAttribute('href') || '')",
+    )
+    return [urlsplit(href).fragment for href in hrefs]
 
 
 def _first_per_kind() -> list[object]:
