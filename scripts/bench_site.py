@@ -111,13 +111,19 @@ def first_results(site: Path, queries: list[str], runs: int) -> dict[str, list[f
     page, click the search box, type the query, and wait for the first result. Returns the
     seconds from navigation to the result, from the last keystroke to it, and the bytes the
     page fetched until then."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     handler = functools.partial(_Quiet, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}{BASE}"
-    found: dict[str, list[float]] = {"navigation": [], "keystroke": [], "bytes": []}
+    found: dict[str, list[float]] = {
+        "navigation": [],
+        "keystroke": [],
+        "bytes": [],
+        "timeouts": [],
+    }
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -141,7 +147,12 @@ def first_results(site: Path, queries: list[str], runs: int) -> dict[str, list[f
                     box.fill(query[:-1])
                     box.press(query[-1])
                     typed = time.perf_counter()
-                    page.wait_for_selector(".md-search-result__item", timeout=120_000)
+                    try:
+                        page.wait_for_selector(".md-search-result__item", timeout=120_000)
+                    except PlaywrightTimeout:  # counted and reported, not a crash
+                        found["timeouts"].append(1)
+                        context.close()
+                        continue
                     done = time.perf_counter()
                     fetched = sum(r.sizes()["responseBodySize"] for r in list(finished))  # type: ignore[attr-defined]
                     found["navigation"].append(done - start)
@@ -199,7 +210,7 @@ def measure(project: Path, runs: int, browser_runs: int, queries: list[str]) -> 
         timed = (
             first_results(site, queries, browser_runs)
             if Path(CHROMIUM).exists()
-            else {"navigation": [], "keystroke": [], "bytes": []}
+            else {"navigation": [], "keystroke": [], "bytes": [], "timeouts": []}
         )
         rows.append(
             [
@@ -213,7 +224,12 @@ def measure(project: Path, runs: int, browser_runs: int, queries: list[str]) -> 
                 f"{index_bytes / 1e6:.2f} MB",
                 _spread(timed["bytes"], "KB"),
                 _spread(timed["navigation"]),
-                _spread(timed["keystroke"]),
+                _spread(timed["keystroke"])
+                + (
+                    f", {len(timed['timeouts'])} with no result in 120 s"
+                    if timed.get("timeouts")
+                    else ""
+                ),
             ]
         )
     _use_search(project, "pagefind")
