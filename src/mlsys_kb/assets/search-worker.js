@@ -11,7 +11,7 @@ const SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
 // second, longer one would take the reader's place in the list away. The rest are on the
 // Explore page, which the last result links to. Each result loads a fragment of its own
 // before anything is drawn: at 10,000 papers, 50 of them made the first result 0.5 s later
-// than 10 (scripts/bench_site.py; docs/benchmarks.md).
+// than 10 (measured with scripts/bench_site.py's first_results).
 const MOST = 10;
 const PAUSE = 80; // ms without a keystroke before searching: each query loads fragments
 
