@@ -21,6 +21,17 @@ from . import validate
 QUIET = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 
 
+def swap_into_place(staging: Path, target: Path) -> None:
+    """Put the finished folder ``staging`` where ``target`` is, replacing it; the previous
+    one is moved aside first and removed only once the new one is in place."""
+    old = target.with_name(target.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        target.rename(old)
+    staging.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
 def _mkdocs(root: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "mkdocs", *args, "--config-file", str(root / "mkdocs.yml")]
 
@@ -95,12 +106,7 @@ def build(root: Path, site_dir: Path | None = None) -> int:
         shutil.rmtree(staging, ignore_errors=True)
         print("mkdocs build --strict failed; the previous site is unchanged", file=sys.stderr)
         return 1
-    old = target.with_name(target.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
-    if target.exists():
-        target.rename(old)
-    staging.rename(target)
-    shutil.rmtree(old, ignore_errors=True)
+    swap_into_place(staging, target)
     print(
         f"built {target.relative_to(Path.cwd()) if target.is_relative_to(Path.cwd()) else target}"
     )

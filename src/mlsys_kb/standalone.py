@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from . import validate
+from .build import swap_into_place
 from .docs import hand_written
 from .render import Options, render_site
 from .render.citations import resolve
@@ -166,12 +167,7 @@ def write(root: Path, out: Path) -> None:
             else:
                 target.write_text(content, encoding="utf-8")
         (staging / MARKER).write_text("written by mlsys-kb render --out\n", encoding="utf-8")
-        old = out.with_name(out.name + ".old")
-        shutil.rmtree(old, ignore_errors=True)
-        if out.exists():
-            out.rename(old)
-        staging.rename(out)
-        shutil.rmtree(old, ignore_errors=True)
+        swap_into_place(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
