@@ -138,6 +138,8 @@ def first_results(site: Path, queries: list[str], runs: int) -> dict[str, list[f
                         into.append(request)
 
                     page.on("requestfinished", keep)
+                    errors: list[str] = []
+                    page.on("pageerror", lambda error, into=errors: into.append(str(error)))
                     start = time.perf_counter()
                     page.goto(url, wait_until="domcontentloaded")
                     page.locator(".md-search__input").first.click()
@@ -151,6 +153,10 @@ def first_results(site: Path, queries: list[str], runs: int) -> dict[str, list[f
                         page.wait_for_selector(".md-search-result__item", timeout=120_000)
                     except PlaywrightTimeout:  # counted and reported, not a crash
                         found["timeouts"].append(1)
+                        print(
+                            f"no result for {query!r} in 120 s; page errors: {errors}",
+                            file=sys.stderr,
+                        )
                         context.close()
                         continue
                     done = time.perf_counter()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
+
+import pytest
 
 from mlsys_kb import validate
 from mlsys_kb.render import Options, render_site, search_records
@@ -167,3 +170,70 @@ def test_every_entry_has_a_year_to_sort_by() -> None:
             undated = {k: v for k, v in entry.values.items() if k not in ("year", "date", "added")}
             entry.values = undated
             assert entry_record(entry, site).sort == {"year": "0"}, entry.id
+
+
+def _whole(index: Path) -> list[str]:
+    """The files of a Pagefind index that are not whole: its binary files are gzip streams,
+    and a write cut short leaves a prefix that does not decompress."""
+    import gzip
+
+    torn = []
+    for path in sorted(index.rglob("*")):
+        if path.is_file() and (path.suffix.startswith(".pf_") or path.suffix == ".pagefind"):
+            try:
+                gzip.decompress(path.read_bytes())
+            except (EOFError, OSError):
+                torn.append(path.name)
+    return torn
+
+
+def test_the_index_is_whole_when_write_index_returns(tmp_path: Path) -> None:
+    """Pagefind 1.5.2's Python API could answer before its last writes were done (Pagefind
+    issue #1271): a busy 10,000-paper build shipped an empty pagefind-entry.json. Every file
+    must be complete once write_index returns."""
+    from mlsys_kb.search_index import write_index
+
+    _, records = _records()
+    many = [dataclasses.replace(r, url=f"r/{i}/{r.url}") for i in range(40) for r in records]
+    out = tmp_path / "pagefind"
+    assert write_index(many, out) == len(many)
+    entry = json.loads((out / "pagefind-entry.json").read_text("utf-8"))
+    assert entry["languages"]["en"]["page_count"] == len(many)
+    assert len(list((out / "fragment").iterdir())) == len(many)
+    assert _whole(out) == []
+    assert (out / "pagefind.js").is_file()
+
+
+def _fake_python(tmp_path: Path, script: str) -> str:
+    fake = tmp_path / "python"
+    fake.write_text(f"#!/bin/sh\n{script}\n", encoding="utf-8")
+    fake.chmod(0o755)
+    return str(fake)
+
+
+def test_a_pagefind_that_fails_stops_the_index_with_its_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mlsys_kb import search_index
+
+    _, records = _records()
+    monkeypatch.setattr(
+        search_index.sys, "executable", _fake_python(tmp_path, "echo 'no site' >&2; exit 3")
+    )
+    with pytest.raises(RuntimeError, match="Pagefind failed: no site"):
+        search_index.write_index(records, tmp_path / "out")
+
+
+def test_an_index_without_its_entry_file_is_not_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Pagefind that exits 0 but leaves the entry file empty (what the race above left)
+    is caught by the record count."""
+    from mlsys_kb import search_index
+
+    _, records = _records()
+    out = tmp_path / "out"
+    script = f"mkdir -p '{out}' && : > '{out}/pagefind-entry.json'"
+    monkeypatch.setattr(search_index.sys, "executable", _fake_python(tmp_path, script))
+    with pytest.raises(RuntimeError, match=f"Pagefind indexed 0 of {len(records)} search records"):
+        search_index.write_index(records, out)

@@ -1,5 +1,5 @@
-"""Write the search records into Pagefind indexes, through Pagefind's Python API and the
-binary that comes with its wheel: nothing is downloaded.
+"""Write the search records into Pagefind indexes, with the binary that comes with the
+``pagefind[extended]`` wheel: nothing is downloaded.
 
 Two indexes: the catalog's entries and topics (``site/pagefind/``), known as soon as the
 catalogs are read, are indexed in a thread while MkDocs builds the pages (at 10,000 papers
@@ -7,24 +7,30 @@ Pagefind takes 10 to 20 s, mostly writing its 12,000 small files); the sections 
 hand-written pages, known only once MkDocs has converted them, go into a small second index
 (``site/pagefind-pages/``) that the search box merges (Pagefind's ``mergeIndex``).
 
-Each record is written as a small HTML file into a scratch folder that Pagefind indexes in
-one call (``add_directory``). Pagefind 1.5.2's Python service reads one reply per 0.1 s,
-so adding 10,000 records one by one (``add_custom_record``) took over 15 minutes; one
-directory is one reply. A file's path says nothing: the record's permalink travels in its
-``permalink`` meta, which the search scripts use as the result's address.
+Each record is written as a small HTML file into a scratch folder, which Pagefind's command
+line (``python -m pagefind --site …``) indexes in one run. A file's path says nothing: the
+record's permalink travels in its ``permalink`` meta, which the search scripts use as the
+result's address.
+
+Why the command line and not Pagefind's Python API: in 1.5.2, the newest release, the API's
+service answers "files written" while its last writes may still be in flight, and closing
+the service then kills them (Pagefind issue #1271, fixed by #1272 after 1.5.2). On this
+project's 10,000-paper benchmark a busy build shipped an empty ``pagefind-entry.json`` and a
+truncated WebAssembly file, and the search box never answered. The command line's exit waits
+for every write. The entry file is read back and its record count checked all the same.
 """
 
 from __future__ import annotations
 
-import asyncio
+import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Iterable
 from pathlib import Path
-
-from pagefind.index import IndexConfig, PagefindIndex
 
 from .render.search import Record, record_html
 
@@ -40,7 +46,11 @@ def write_index(records: Iterable[Record], output: Path) -> int:
         count = 0
         for count, record in enumerate(records, start=1):
             (Path(scratch) / f"{count:06d}.html").write_text(record_html(record), "utf-8")
-        indexed = asyncio.run(_index(scratch, output)) if count else 0
+        if output.exists():
+            shutil.rmtree(output)
+        if count:
+            _run_pagefind(Path(scratch), output)
+    indexed = _indexed(output) if count else 0
     if indexed != count:
         raise RuntimeError(f"Pagefind indexed {indexed} of {count} search records")
     for pattern in _UNUSED:
@@ -49,15 +59,26 @@ def write_index(records: Iterable[Record], output: Path) -> int:
     return count
 
 
-async def _index(scratch: str, output: Path) -> int:
-    if output.exists():
-        shutil.rmtree(output)
-    # One index for every language: Pagefind otherwise searches only the records in the
-    # language of the page it runs on, and a Chinese post would not be found from the site.
-    config = IndexConfig(force_language="en", output_path=str(output))
-    async with PagefindIndex(config) as index:
-        result = await index.add_directory(scratch)
-    return int(result["page_count"])
+def _run_pagefind(site: Path, output: Path) -> None:
+    # One index for every language (--force-language): Pagefind otherwise searches only the
+    # records in the language of the page it runs on, and a Chinese post would not be found
+    # from the site.
+    argv = [sys.executable, "-m", "pagefind", "--site", str(site), "--output-path", str(output)]
+    argv += ["--force-language", "en", "--silent"]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        said = (done.stderr or done.stdout).strip() or f"exit status {done.returncode}"
+        raise RuntimeError(f"Pagefind failed: {said}")
+
+
+def _indexed(output: Path) -> int:
+    """The record count Pagefind wrote into the index's entry file, or 0 if it is missing
+    or incomplete."""
+    try:
+        entry = json.loads((output / "pagefind-entry.json").read_text("utf-8"))
+        return sum(int(language["page_count"]) for language in entry["languages"].values())
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return 0
 
 
 class BackgroundIndex:
