@@ -95,6 +95,45 @@ def test_search_never_fetches_materials_index_and_shows_the_count(page, base_url
     assert page.console_errors == []
 
 
+def test_past_nine_results_the_count_is_the_answers_total(page, base_url) -> None:
+    """The search box shows nine results and a link to the matching entries on the Explore
+    page, in the ten groups Material draws at once; the count says how many documents
+    match (Pagefind's total, with the hand-written pages' index merged as the worker does),
+    not "10"; Explore lists the entries among them."""
+    from collections import Counter
+
+    tags = Counter(tag for entry in ENTRIES for tag in entry.get("tags") or [])
+    tag, tagged = tags.most_common(1)[0]
+    assert tagged > 9, tags.most_common(3)  # a query with more results than one answer
+    _open_search(page, base_url, tag)
+    _results(page)
+    link = page.locator(".md-search-result__list > :last-child a[href*='explore/?q=']")
+    link.wait_for()
+    assert link.inner_text().strip() == "All matching entries on the Explore page"
+    groups = page.locator(".md-search-result__item").count()
+    meta = page.locator(".md-search-result__meta").inner_text()
+    total = page.evaluate(
+        """async ([base, query]) => {
+            const pagefind = await import(base + "pagefind/pagefind.js");
+            await pagefind.options({ baseUrl: new URL(base).pathname });
+            await pagefind.mergeIndex(base + "pagefind-pages/");
+            return (await pagefind.search(query)).results.length;
+        }""",
+        [base_url, tag],
+    )
+    assert groups == 10  # nine results and the link
+    assert total > 9
+    assert meta == f"{total} matching documents"
+    link.click()
+    page.wait_for_url(re.compile(r".*/explore/.*"))
+    page.wait_for_function(
+        "() => document.querySelector('[data-result-count]').dataset.resultCount !== ''"
+    )
+    entries = int(page.locator("[data-result-count]").get_attribute("data-result-count"))
+    assert tagged <= entries <= total
+    assert page.console_errors == []
+
+
 def test_keyboard_opens_the_best_result_at_its_anchor_with_highlighting(page, base_url) -> None:
     _open_search(page, base_url, "METIS")
     assert _results(page)[0] == "zheng2020distdgl"
