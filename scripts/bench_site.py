@@ -106,69 +106,83 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 _TEXT = {".html", ".js", ".css", ".json", ".svg", ".xml"}
 
 
-def first_results(site: Path, queries: list[str], runs: int) -> dict[str, list[float]]:
-    """For each query, ``runs`` fresh browser contexts (a cold cache each): open the home
-    page, click the search box, type the query, and wait for the first result. Returns the
-    seconds from navigation to the result, from the last keystroke to it, and the bytes the
-    page fetched until then."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-    from playwright.sync_api import sync_playwright
-
+def _serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
     handler = functools.partial(_Quiet, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}{BASE}"
-    found: dict[str, list[float]] = {
-        "navigation": [],
-        "keystroke": [],
-        "bytes": [],
-        "timeouts": [],
+    return server, f"http://127.0.0.1:{server.server_address[1]}{BASE}"
+
+
+def first_results(
+    sites: dict[str, Path], queries: list[str], runs: int
+) -> dict[str, dict[str, list[float]]]:
+    """For each query, ``runs`` fresh browser contexts (a cold cache each) per site, the
+    sites taking turns so that the machine's noise falls on all of them alike: open the
+    home page, click the search box, type the query, and wait for the first result.
+    Returns per site the seconds from navigation to the result, from the last keystroke to
+    it, and the bytes the page fetched until then."""
+    from playwright.sync_api import sync_playwright
+
+    served = {name: _serve(site) for name, site in sites.items()}
+    found = {
+        name: {"navigation": [], "keystroke": [], "bytes": [], "timeouts": []} for name in sites
     }
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             for query in queries:
-                for _ in range(runs):
-                    context = browser.new_context()
-                    context.route("https://**", lambda route: route.abort())
-                    page = context.new_page()
-                    finished: list[object] = []
-
-                    def keep(request: object, into: list[object] = finished) -> None:
-                        into.append(request)
-
-                    page.on("requestfinished", keep)
-                    errors: list[str] = []
-                    page.on("pageerror", lambda error, into=errors: into.append(str(error)))
-                    start = time.perf_counter()
-                    page.goto(url, wait_until="domcontentloaded")
-                    page.locator(".md-search__input").first.click()
-                    box = page.locator("input.md-search__input")
-                    # All but the last character without key events, then one keystroke: the
-                    # engine is asked once, for the whole query.
-                    box.fill(query[:-1])
-                    box.press(query[-1])
-                    typed = time.perf_counter()
-                    try:
-                        page.wait_for_selector(".md-search-result__item", timeout=120_000)
-                    except PlaywrightTimeout:  # counted and reported, not a crash
-                        found["timeouts"].append(1)
-                        print(
-                            f"no result for {query!r} in 120 s; page errors: {errors}",
-                            file=sys.stderr,
-                        )
-                        context.close()
-                        continue
-                    done = time.perf_counter()
-                    fetched = sum(r.sizes()["responseBodySize"] for r in list(finished))  # type: ignore[attr-defined]
-                    found["navigation"].append(done - start)
-                    found["keystroke"].append(done - typed)
-                    found["bytes"].append(fetched)
-                    context.close()
+                for run in range(runs):
+                    names = list(sites)
+                    for name in names[run % len(names) :] + names[: run % len(names)]:
+                        _first_result(browser, served[name][1], query, found[name])
             browser.close()
     finally:
-        server.shutdown()
+        for server, _ in served.values():
+            server.shutdown()
     return found
+
+
+def _first_result(browser, url: str, query: str, into: dict[str, list[float]]) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    context = browser.new_context()
+    context.route("https://**", lambda route: route.abort())
+    page = context.new_page()
+    finished: list[object] = []
+    errors: list[str] = []
+    page.on("requestfinished", lambda request: finished.append(request))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    start = time.perf_counter()
+    page.goto(url, wait_until="domcontentloaded")
+    page.locator(".md-search__input").first.click()
+    box = page.locator("input.md-search__input")
+    # All but the last character without key events, then one keystroke: the engine is
+    # asked once, for the whole query.
+    box.fill(query[:-1])
+    box.press(query[-1])
+    typed = time.perf_counter()
+    try:
+        page.wait_for_selector(".md-search-result__item", timeout=120_000)
+    except PlaywrightTimeout:  # counted and reported, not a crash
+        into["timeouts"].append(1)
+        print(f"no result for {query!r} in 120 s; page errors: {errors}", file=sys.stderr)
+        context.close()
+        return
+    done = time.perf_counter()
+    fetched = sum(r.sizes()["responseBodySize"] for r in list(finished))  # type: ignore[attr-defined]
+    into["navigation"].append(done - start)
+    into["keystroke"].append(done - typed)
+    into["bytes"].append(fetched)
+    context.close()
+
+
+def _settle(most: float = 1.0, wait: float = 180.0) -> float:
+    """Wait (at most ``wait`` seconds) for the 1-minute load average to fall below ``most``
+    after the builds, so that the browser does not time their writing-back; returns it."""
+    deadline = time.monotonic() + wait
+    while os.getloadavg()[0] >= most and time.monotonic() < deadline:
+        time.sleep(5)
+    return os.getloadavg()[0]
 
 
 def _spread(values: list[float], unit: str = "s") -> str:
@@ -194,52 +208,61 @@ def _use_search(project: Path, engine: str) -> None:
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def measure(project: Path, runs: int, browser_runs: int, queries: list[str]) -> list[list[str]]:
+def measure(
+    project: Path, runs: int, browser_runs: int, queries: list[str]
+) -> tuple[list[list[str]], float]:
+    """One row per search; and the load average when the browser measurements began."""
     cli = [str(Path(sys.executable).with_name("mlsys-kb"))]
     validate_s = statistics.median(_run([*cli, "validate"], project) for _ in range(runs))
     render_s = statistics.median(_render_seconds(project) for _ in range(runs))
-    rows = []
+    built = {}
     for engine in ("pagefind", "material"):
         _use_search(project, engine)
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        builds = time_command([*cli, "build"], project, max(1, runs // 2))
+        builds = time_command([*cli, "build"], project, runs)
         peak = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-        build_wall = statistics.median(timing.wall for timing in builds)
-        build_cpu = statistics.median(timing.cpu for timing in builds)
-        site = project / "site"
+        site = (project / "site").rename(project / f"site-{engine}")
         if engine == "pagefind":
             index_bytes = _size(site / "pagefind")
             index_s = f"{statistics.median(_index_seconds(project) for _ in range(runs)):.2f} s"
         else:
             index_bytes = (site / "search" / "search_index.json").stat().st_size
             index_s = "in the browser"
-        timed = (
-            first_results(site, queries, browser_runs)
-            if Path(CHROMIUM).exists()
-            else {"navigation": [], "keystroke": [], "bytes": [], "timeouts": []}
-        )
+        built[engine] = (site, builds, peak, index_s, index_bytes)
+    _use_search(project, "pagefind")
+    load = _settle()
+    empty = {"navigation": [], "keystroke": [], "bytes": [], "timeouts": []}
+    timed = (
+        first_results({engine: b[0] for engine, b in built.items()}, queries, browser_runs)
+        if Path(CHROMIUM).exists()
+        else {engine: empty for engine in built}
+    )
+    rows = []
+    for engine, (site, builds, peak, index_s, index_bytes) in built.items():
+        times = timed[engine]
         rows.append(
             [
                 "Pagefind" if engine == "pagefind" else "Material (lunr)",
                 f"{validate_s:.2f} s",
                 f"{render_s:.2f} s",
-                f"{build_wall:.1f} s ({build_cpu:.1f} s CPU)",
+                f"{statistics.median(t.wall for t in builds):.1f} s "
+                f"({min(t.wall for t in builds):.1f} to {max(t.wall for t in builds):.1f}; "
+                f"{statistics.median(t.cpu for t in builds):.1f} s CPU)",
                 f"{peak / 1024:.0f} MiB",
                 f"{_size(site) / 1e6:.1f} MB",
                 index_s,
                 f"{index_bytes / 1e6:.2f} MB",
-                _spread(timed["bytes"], "KB"),
-                _spread(timed["navigation"]),
-                _spread(timed["keystroke"])
+                _spread(times["bytes"], "KB"),
+                _spread(times["navigation"]),
+                _spread(times["keystroke"])
                 + (
-                    f", {len(timed['timeouts'])} with no result in 120 s"
-                    if timed.get("timeouts")
+                    f", {len(times['timeouts'])} with no result in 120 s"
+                    if times.get("timeouts")
                     else ""
                 ),
             ]
         )
-    _use_search(project, "pagefind")
-    return rows
+    return rows, load
 
 
 COLUMNS = (
@@ -291,31 +314,35 @@ def main() -> int:
             catalog, _ = validate.load(project)
             entries = sum(len(catalog[k]) for k in ("papers", "decks", "issues", "resources"))
             label = f"{size:,} papers ({entries:,} entries)"
-            for cells in measure(project, args.runs, args.browser_runs, _queries(project)):
+            measured, load = measure(project, args.runs, args.browser_runs, _queries(project))
+            for cells in measured:
                 rows.append(f"| {label} | " + " | ".join(cells) + " |")
                 print(rows[-1], file=sys.stderr, flush=True)
-            loads.append(f"{size:,}: {os.getloadavg()[0]:.1f}")
+            loads.append(
+                f"{size:,}: {load:.1f} when the browser began, {os.getloadavg()[0]:.1f} after"
+            )
             shutil.rmtree(project)
     text = "\n".join(
         [
             "## Site: build and search",
             "",
             "Whole-process wall times: `mlsys-kb validate`, `render_site` in process, "
-            "`mlsys-kb build` (validate, render and `mkdocs build --strict`, with its CPU "
-            "time: the machine is shared, and wall times moved by up to a third between "
-            "runs); peak memory of the build. Each catalog is built twice, with the site's "
-            "search (Pagefind) and with Material's own (`search: material`). Index build: "
-            "Pagefind's index of the catalog's records, in process (Material's lunr index is "
-            "built in the browser, on every page load). Index bytes: `site/pagefind/`, or "
-            "`search/search_index.json`. Then in headless Chromium, the site served on "
-            f"127.0.0.1 under `{BASE}` with text gzipped (as GitHub Pages sends it), a fresh "
-            "browser context each time: open the home page, click the search box, type a "
-            "query, wait for the first result; bytes fetched by the page until then, "
-            "seconds from navigation and from the last keystroke. Three queries (a title "
-            "word, a paper's last author, ten words of an issue's symptom pasted whole), "
-            f"{args.browser_runs} contexts each: median "
-            f"(min to max). {machine()}; load average (1 min) after each size: "
-            f"{', '.join(loads)}.",
+            "`mlsys-kb build` (validate, render and `mkdocs build --strict`; "
+            f"{args.runs} builds after one not counted, median (min to max) and the "
+            "median CPU time, children included); peak memory of the build. Each catalog "
+            "is built with the site's search (Pagefind) and with Material's own "
+            "(`search: material`). Index build: Pagefind's index of the catalog's records, "
+            "in process (Material's lunr index is built in the browser, on every page "
+            "load). Index bytes: `site/pagefind/`, or `search/search_index.json`. Then, "
+            "once the builds' load has settled (1-minute load average below 1, or 3 "
+            "minutes), headless Chromium, both sites served on 127.0.0.1 under "
+            f"`{BASE}` with text gzipped (as GitHub Pages sends it), a fresh browser "
+            "context each time, the two sites taking turns: open the home page, click "
+            "the search box, type a query, wait for the first result; bytes fetched by "
+            "the page until then, seconds from navigation and from the last keystroke. "
+            "Three queries (a title word, a paper's last author, ten words of an issue's "
+            f"symptom pasted whole), {args.browser_runs} contexts each: median "
+            f"(min to max). {machine()}; load average (1 min): {'; '.join(loads)}.",
             "",
             "| catalogs | " + " | ".join(COLUMNS) + " |",
             "|---" * (len(COLUMNS) + 1) + "|",
