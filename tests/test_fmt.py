@@ -196,6 +196,11 @@ def test_a_file_that_does_not_parse_is_left_alone(project: Path, capsys):
     out = capsys.readouterr().out
     assert re.search(r"^data/papers\.yaml:\d+:\d+: -: YAML syntax error", out, re.M), out
     assert papers.read_text(encoding="utf-8") == broken
+    # --check does not call the files formatted when it could not read one of them.
+    assert run(project, "--check") == 1
+    err = capsys.readouterr().err
+    assert "all files formatted" not in err
+    assert "1 file(s) could not be formatted, " in err
 
 
 def test_aliases_and_non_lists_are_refused_with_their_place(tmp_path: Path):

@@ -842,8 +842,10 @@ def run(args: argparse.Namespace) -> int:
             write_atomic(file, result)
             print(f"reformatted {shown}")
     if args.check:
-        verdict = f"{changed} file(s) would be reformatted" if changed else "all files formatted"
-        print(f"{verdict}, {len(files) - changed - failed} unchanged", file=sys.stderr)
+        verdict = [f"{changed} file(s) would be reformatted"] if changed else []
+        verdict += [f"{failed} file(s) could not be formatted"] if failed else []
+        verdict = verdict or ["all files formatted"]
+        print(f"{', '.join(verdict)}, {len(files) - changed - failed} unchanged", file=sys.stderr)
     elif not failed:
         print(f"{changed} file(s) reformatted, {len(files) - changed} unchanged", file=sys.stderr)
     if failed:
