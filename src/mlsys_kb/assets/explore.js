@@ -4,6 +4,8 @@
 // explore/?kind=papers&venue=osdi&year=2021&year=2022&q=... Within a facet any chosen value
 // matches; across facets all must. Every text from the index is set as text, never as HTML.
 
+import { holds, queryWords } from "./words.js";
+
 const FACETS = ["kind", "topic", "venue", "year", "tag"];
 const PAGE = 50; // results drawn at a time
 
@@ -57,40 +59,9 @@ function filtersOf(chosen, except) {
   return filters;
 }
 
-// Pagefind answers a word that begins no indexed word with the longest indexed word that
-// begins it ("metis" finds "-m"; pagefind_web search.rs, find_word_extensions): such a
-// result does not hold the word. A result holds a word when one of its words shares the
-// word's first four letters (all of a shorter word): Pagefind matches stems, so "training"
-// finds "trained".
-function bare(word) {
-  return word.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
-}
-function holds(content, words) {
-  // Each word whole ("torchinverse") and in its parts ("torch", "inverse"), as indexed.
-  const own = new Set();
-  for (const token of content.split(/\s+/)) {
-    own.add(bare(token));
-    for (const part of token.split(/[^\p{L}\p{N}]+/u)) own.add(bare(part));
-  }
-  own.delete("");
-  return words.map(bare).filter(Boolean).every((word) => {
-    const need = word.slice(0, 4);
-    for (const found of own) if (found.startsWith(need)) return true;
-    return false;
-  });
-}
-
 function words(query) {
-  // As the search box does: Pagefind needs every word to match, so punctuation goes, and
-  // Chinese characters are one word each (as indexed).
-  const cleaned = query
-    .replace(/[^\p{L}\p{N}_.\-]+/gu, " ")
-    .replace(/\p{sc=Han}/gu, " $& ")
-    .split(/\s+/)
-    .map((word) => word.replace(/^[.\-]+|[.\-]+$/g, ""))
-    .filter(Boolean)
-    .join(" ");
-  return cleaned || null;
+  // As the search box does: Pagefind needs every word to match (words.js).
+  return queryWords(query).join(" ") || null;
 }
 
 async function update() {

@@ -30,6 +30,12 @@ const pagefind = import(new URL("pagefind/pagefind.js", root).href).then(async (
   return module;
 });
 
+// The word rules shared with the Explore page: an ES module, loaded as pagefind.js is.
+let bare, holds, queryWords;
+const shared = import(new URL("words.js", self.location.href).href).then((module) => {
+  ({ bare, holds, queryWords } = module);
+});
+
 let latest = 0;
 self.postMessage({ type: READY });
 // Once more when Pagefind is loaded: Material listens for the first READY only, and a page
@@ -39,6 +45,7 @@ pagefind.then(() => self.postMessage({ type: READY }));
 self.addEventListener("message", async ({ data }) => {
   if (data.type !== QUERY) return; // SETUP carries lunr's index, which is not used
   const asked = ++latest;
+  await shared;
   const query = data.data || "";
   const words = withoutStopWords(queryWords(query));
   if (!words.length) {
@@ -74,39 +81,6 @@ function withoutStopWords(words) {
   if (words.length < 4) return words;
   const kept = words.filter((word) => !STOP.has(word.toLowerCase()));
   return kept.length ? [...new Set(kept)] : words;
-}
-
-// Chinese characters are one word each, as in the index (render/search.py: han_apart).
-function queryWords(query) {
-  return query
-    .replace(/[^\p{L}\p{N}_.\-]+/gu, " ")
-    .replace(/\p{sc=Han}/gu, " $& ")
-    .split(/\s+/)
-    .map((word) => word.replace(/^[.\-]+|[.\-]+$/g, ""))
-    .filter(Boolean);
-}
-
-// Pagefind answers a word that begins no indexed word with the longest indexed word that
-// begins it ("metis" finds "-m"; pagefind_web search.rs, find_word_extensions): such a
-// result does not hold the word. A result holds a word when one of its words shares the
-// word's first four letters (all of a shorter word): Pagefind matches stems, so "training"
-// finds "trained".
-function bare(word) {
-  return word.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
-}
-function holds(content, words) {
-  // Each word whole ("torchinverse") and in its parts ("torch", "inverse"), as indexed.
-  const own = new Set();
-  for (const token of content.split(/\s+/)) {
-    own.add(bare(token));
-    for (const part of token.split(/[^\p{L}\p{N}]+/u)) own.add(bare(part));
-  }
-  own.delete("");
-  return words.map(bare).filter(Boolean).every((word) => {
-    const need = word.slice(0, 4);
-    for (const found of own) if (found.startsWith(need)) return true;
-    return false;
-  });
 }
 
 // A query that names an entry puts that entry first: its id, its title, or the name
