@@ -175,6 +175,9 @@ def test_results_read_in_both_schemes_and_on_a_phone(browser, base_url, scheme, 
         box.click()
         box.press_sequentially("DistDGL", delay=10)
         tab.wait_for_selector(".md-search-result__item")
+        # On a phone Material opens search with an overlay that grows as a circle far past
+        # the screen for about 0.3 s; under load the first result can come before it ends.
+        tab.wait_for_function("document.getAnimations().every(a => a.playState !== 'running')")
         overflow = tab.evaluate("document.documentElement.scrollWidth")
         tab.screenshot(
             path=str(ROOT / "test-artifacts" / "screenshots" / f"search-{scheme}-{width}.png")
