@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -237,3 +238,50 @@ def test_an_index_without_its_entry_file_is_not_taken(
     monkeypatch.setattr(search_index.sys, "executable", _fake_python(tmp_path, script))
     with pytest.raises(RuntimeError, match=f"Pagefind indexed 0 of {len(records)} search records"):
         search_index.write_index(records, out)
+
+
+def _scratch_of_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where write_index put the records' files for Pagefind: a stand-in Pagefind notes its
+    --site folder, sees the records there, and fails (so nothing else happens)."""
+    from mlsys_kb import search_index
+
+    _, records = _records()
+    noted = tmp_path / "site-was"
+    script = f"""echo "$4" > '{noted}'; ls "$4" | wc -l >> '{noted}'; exit 3"""
+    monkeypatch.setattr(search_index.sys, "executable", _fake_python(tmp_path, script))
+    with pytest.raises(RuntimeError, match="Pagefind failed"):
+        search_index.write_index(records, tmp_path / "out")
+    site, count = noted.read_text("utf-8").split()
+    assert int(count) == len(records)
+    assert not Path(site).exists(), "the records' folder is removed after the run"
+    return Path(site)
+
+
+def test_the_records_go_to_memory_where_there_is_room(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a disk each small file is slow to make (11,740 records: 3.3 to 5.7 s on ext4,
+    0.5 to 0.9 s in /dev/shm): the records go to the in-memory folder when it has room."""
+    from mlsys_kb import search_index
+
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    monkeypatch.setattr(search_index, "_IN_MEMORY", memory)
+    monkeypatch.delenv("TMPDIR", raising=False)
+    assert _scratch_of_a_run(tmp_path, monkeypatch).parent == memory
+    # Without room for them, or without the folder, the system's temporary folder.
+    assert search_index._scratch_root(10**18, 1) is None
+    monkeypatch.setattr(search_index, "_IN_MEMORY", tmp_path / "none")
+    assert _scratch_of_a_run(tmp_path, monkeypatch).parent == Path(tempfile.gettempdir())
+
+
+def test_a_tmpdir_the_user_set_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlsys_kb import search_index
+
+    memory, own = tmp_path / "memory", tmp_path / "own"
+    memory.mkdir()
+    own.mkdir()
+    monkeypatch.setattr(search_index, "_IN_MEMORY", memory)
+    monkeypatch.setenv("TMPDIR", str(own))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # read TMPDIR again
+    assert _scratch_of_a_run(tmp_path, monkeypatch).parent == own

@@ -42,21 +42,45 @@ _UNUSED = ("pagefind-*ui.*", "pagefind-highlight.js")
 
 def write_index(records: Iterable[Record], output: Path) -> int:
     """Index ``records`` into the folder ``output``; returns how many were indexed."""
-    with tempfile.TemporaryDirectory(prefix="mlsys-kb-search-") as scratch:
-        count = 0
-        for count, record in enumerate(records, start=1):
-            (Path(scratch) / f"{count:06d}.html").write_text(record_html(record), "utf-8")
+    pages = [record_html(record) for record in records]
+    size = sum(len(page.encode("utf-8")) for page in pages)
+    scratch_root = _scratch_root(size, len(pages))
+    with tempfile.TemporaryDirectory(prefix="mlsys-kb-search-", dir=scratch_root) as scratch:
+        for number, page in enumerate(pages, start=1):
+            (Path(scratch) / f"{number:06d}.html").write_text(page, "utf-8")
         if output.exists():
             shutil.rmtree(output)
-        if count:
+        if pages:
             _run_pagefind(Path(scratch), output)
-    indexed = _indexed(output) if count else 0
-    if indexed != count:
-        raise RuntimeError(f"Pagefind indexed {indexed} of {count} search records")
+    indexed = _indexed(output) if pages else 0
+    if indexed != len(pages):
+        raise RuntimeError(f"Pagefind indexed {indexed} of {len(pages)} search records")
     for pattern in _UNUSED:
         for path in output.glob(pattern):
             path.unlink()
-    return count
+    return len(pages)
+
+
+# Where the records' files go for Pagefind to read: a folder in memory where the system has
+# one with room to spare, else the system's temporary folder. Pagefind reads pages from
+# files only, one per record, and a small file costs far more to make on a disk: 11,740
+# records (10,000 papers) took 3.3 to 5.7 s in /tmp on ext4 (this project's CI machines) and
+# 0.5 to 0.9 s in /dev/shm, measured 2026-11-22. Pagefind's output goes to the site as before.
+# A TMPDIR the user set wins.
+_IN_MEMORY = Path("/dev/shm")
+
+
+def _scratch_root(size: int, files: int) -> str | None:
+    if os.environ.get("TMPDIR"):
+        return None
+    try:
+        room = os.statvfs(_IN_MEMORY)
+        usable = os.access(_IN_MEMORY, os.W_OK | os.X_OK)
+    except (OSError, AttributeError):  # no such folder, or no statvfs (Windows)
+        return None
+    # Room for the records twice over, each file rounded up to a page of memory.
+    needed = 2 * (size + 4096 * files)
+    return str(_IN_MEMORY) if usable and room.f_bavail * room.f_frsize > needed else None
 
 
 def _run_pagefind(site: Path, output: Path) -> None:
