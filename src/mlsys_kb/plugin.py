@@ -88,15 +88,17 @@ class CatalogPlugin(BasePlugin[CatalogConfig]):
             explore=self.config.search == "pagefind",
             material_search=self.config.search == "material",
         )
-        self.generated = render_site(catalog, options)
         self.page_records = []
         if self.index is not None:  # a build that failed before on_post_build (serve)
             self.index.discard()
             self.index = None
         if self.config.search == "pagefind":
-            # Indexed while MkDocs builds the pages; moved into the site in on_post_build.
+            # Indexed while the pages are rendered and built (started first: at 10,000
+            # papers Pagefind takes longer than the rest of the build); moved into the site
+            # in on_post_build.
             beside = Path(config.site_dir).resolve().parent
             self.index = BackgroundIndex(search_records(catalog, options), beside)
+        self.generated = render_site(catalog, options)
         # Our templates (templates/main.html) link the topic feeds from <head> and, with
         # `search: pagefind`, point Material's search box at our worker; after a custom_dir,
         # so that a site's own overrides still win.
