@@ -27,6 +27,23 @@ def _records(**options: object) -> tuple[object, list[Record]]:
     return catalog, search_records(catalog, Options(**options))  # type: ignore[arg-type]
 
 
+def test_a_record_says_what_the_entry_is_before_who_and_where() -> None:
+    """A result shows the words after the title, under a line that gives the byline, venue
+    and year: the summary (an issue's symptom) comes first, or a paper's result repeats its
+    authors where a reader looks for what it is about."""
+    catalog, records = _records()
+    by_id = {r.meta["id"]: r for r in records if "id" in r.meta}
+    checked = 0
+    for kind in ENTRY_KINDS:
+        for entry in catalog[kind]:
+            first = entry.get("symptom") if kind == "issues" else None
+            first = first or entry.get("summary") or entry.get("description")
+            if first:
+                assert by_id[entry.id].text.startswith(" ".join(first.split())), entry.id
+                checked += 1
+    assert checked >= 4
+
+
 def test_one_record_per_entry_at_its_permalink() -> None:
     catalog, records = _records()
     catalog_json = json.loads(render_site(catalog)["downloads/catalog.json"])  # type: ignore[arg-type]

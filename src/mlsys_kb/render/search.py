@@ -92,17 +92,21 @@ def entry_record(entry: Entry, site: Site) -> Record:
     tags = [t for t in entry.get("tags", []) if t in site.tags]
     year = _year(entry)
     by = byline(entry, site)
-    text: list[str] = [by]
+    # What the entry says first: a result shows the text after the title, under a line that
+    # already gives the byline, venue and year (search-worker.js).
+    text: list[str] = []
+    if kind == "issues":
+        text += [entry.get(name, "") for name in ("symptom", "cause", "workaround")]
+    else:
+        text.append(entry.get("summary") or entry.get("description") or "")
+    text.append(by)
     if venue:
         text.append(f"{venue['name']} {venue['title']}")
     if entry.get("year"):
         text.append(str(entry["year"]))
     if kind == "issues":
         text.append(f"{entry['repo']} {entry['number']}")
-        text += [entry.get(name, "") for name in ("symptom", "cause", "workaround")]
         text += entry.get("versions", [])
-    else:
-        text.append(entry.get("summary") or entry.get("description") or "")
     text += [site.tags[t]["title"] for t in tags]
     text += [site.topics[t]["title"] for t in topics]
     all_topics: list[str] = []
