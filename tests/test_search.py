@@ -139,6 +139,20 @@ def test_hand_written_pages_are_indexed_section_by_section() -> None:
     ]
 
 
+def test_a_sections_text_has_words_not_signs() -> None:
+    """Citations (mkdocs-bibtex's footnote numbers) and their way back are signs, not words:
+    they showed as "training 2 ." in a result. Inline markup does not cut a word, and the
+    items of a list are apart."""
+    content = (
+        '<h2 id="s">Sampling</h2><p><em>Graph</em>SAINT samples subgraphs<sup id="fnref:z">'
+        '<a class="footnote-ref" href="#fn:z">1</a></sup>.</p><ul><li>one</li><li>two</li></ul>'
+        '<div class="footnote"><ol><li id="fn:z"><p>Zeng et al. GraphSAINT.&#160;'
+        '<a class="footnote-backref" href="#fnref:z">&#8617;</a></p></li></ol></div>'
+    )
+    [record] = page_records(content, "overviews/gnn/", "GNN", "Overview")
+    assert record.text == "GraphSAINT samples subgraphs. one two Zeng et al. GraphSAINT."
+
+
 def test_the_build_writes_the_index_offline(tmp_path: Path) -> None:
     """The Pagefind index holds every record: entries, topics and the sections of the
     hand-written pages; Material's own index holds nothing."""

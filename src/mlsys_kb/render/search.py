@@ -167,7 +167,7 @@ def page_records(content_html: str, url: str, page_title: str, label: str) -> li
     parser.feed(content_html)
     parser.close()
     sections = [
-        (anchor, _flat(heading), _flat(" ".join(words)))
+        (anchor, _flat(heading), _flat("".join(words)))
         for anchor, heading, words in parser.sections
     ]
     title = next((heading for anchor, heading, _ in sections if anchor and heading), "")
@@ -193,17 +193,27 @@ def page_records(content_html: str, url: str, page_title: str, label: str) -> li
 
 _HEADING = re.compile(r"h[1-6]")
 _SKIP = {"script", "style", "template"}
+# Elements that end a run of words: their text is not glued to the next element's.
+_BLOCK = {
+    "address", "blockquote", "br", "dd", "details", "div", "dl", "dt", "figcaption",
+    "figure", "hr", "li", "ol", "p", "pre", "section", "summary", "table", "td", "th",
+    "tr", "ul",
+}  # fmt: skip
+# Links whose text is a sign, not words: a heading's permalink, a citation's footnote number
+# (mkdocs-bibtex) and the footnote's way back.
+_SIGNS = ("headerlink", "footnote-ref", "footnote-backref")
 
 
 class _Sections(HTMLParser):
-    """Splits converted Markdown at its headings; drops the headings' permalink signs."""
+    """Splits converted Markdown at its headings; drops the signs of links (permalinks,
+    footnote numbers) and keeps inline markup's words whole ("<em>Graph</em>SAINT")."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.sections: list[tuple[str, str, list[str]]] = [("", "", [])]
         self._heading: list[str] | None = None
         self._skip = 0
-        self._in_permalink = False
+        self._in_sign = False
         self.first_level = 0  # level of the first heading with an id: 1 if the page has an h1
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -214,21 +224,25 @@ class _Sections(HTMLParser):
             self.first_level = self.first_level or int(tag[1])
             self._heading = []
             self.sections.append((values["id"] or "", "", []))
-        elif tag == "a" and "headerlink" in (values.get("class") or ""):
-            self._in_permalink = True
+        elif tag == "a" and set((values.get("class") or "").split()) & set(_SIGNS):
+            self._in_sign = True
+        elif tag in _BLOCK:
+            self.handle_data(" ")
 
     def handle_endtag(self, tag: str) -> None:
         if tag in _SKIP:
             self._skip = max(0, self._skip - 1)
         elif tag == "a":
-            self._in_permalink = False
+            self._in_sign = False
         elif _HEADING.fullmatch(tag) and self._heading is not None:
             anchor, _, words = self.sections[-1]
             self.sections[-1] = (anchor, "".join(self._heading), words)
             self._heading = None
+        elif tag in _BLOCK:
+            self.handle_data(" ")
 
     def handle_data(self, data: str) -> None:
-        if self._skip or self._in_permalink:
+        if self._skip or self._in_sign:
             return
         if self._heading is not None:
             self._heading.append(data)
