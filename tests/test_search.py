@@ -144,7 +144,7 @@ def test_a_sections_text_has_words_not_signs() -> None:
     they showed as "training 2 ." in a result. Inline markup does not cut a word, and the
     items of a list are apart."""
     content = (
-        '<h2 id="s">Sampling</h2><p><em>Graph</em>SAINT samples subgraphs<sup id="fnref:z">'
+        '<h2 id="s">Sampling</h2><p><em>Graph</em>SAINT samples subgraphs <sup id="fnref:z">'
         '<a class="footnote-ref" href="#fn:z">1</a></sup>.</p><ul><li>one</li><li>two</li></ul>'
         '<div class="footnote"><ol><li id="fn:z"><p>Zeng et al. GraphSAINT.&#160;'
         '<a class="footnote-backref" href="#fnref:z">&#8617;</a></p></li></ol></div>'

@@ -167,7 +167,7 @@ def page_records(content_html: str, url: str, page_title: str, label: str) -> li
     parser.feed(content_html)
     parser.close()
     sections = [
-        (anchor, _flat(heading), _flat("".join(words)))
+        (anchor, _flat(heading), _LONE_STOP.sub(r"\1", _flat("".join(words))))
         for anchor, heading, words in parser.sections
     ]
     title = next((heading for anchor, heading, _ in sections if anchor and heading), "")
@@ -192,6 +192,8 @@ def page_records(content_html: str, url: str, page_title: str, label: str) -> li
 
 
 _HEADING = re.compile(r"h[1-6]")
+# "better [@key]." leaves "better ." once the citation's number is dropped.
+_LONE_STOP = re.compile(r" ([.,;:])(?= |$)")
 _SKIP = {"script", "style", "template"}
 # Elements that end a run of words: their text is not glued to the next element's.
 _BLOCK = {
