@@ -42,12 +42,11 @@ _UNUSED = ("pagefind-*ui.*", "pagefind-highlight.js")
 
 def write_index(records: Iterable[Record], output: Path) -> int:
     """Index ``records`` into the folder ``output``; returns how many were indexed."""
-    pages = [record_html(record) for record in records]
-    size = sum(len(page.encode("utf-8")) for page in pages)
-    scratch_root = _scratch_root(size, len(pages))
+    pages = [record_html(record).encode("utf-8") for record in records]
+    scratch_root = _scratch_root(sum(map(len, pages)), len(pages))
     with tempfile.TemporaryDirectory(prefix="mlsys-kb-search-", dir=scratch_root) as scratch:
         for number, page in enumerate(pages, start=1):
-            (Path(scratch) / f"{number:06d}.html").write_text(page, "utf-8")
+            (Path(scratch) / f"{number:06d}.html").write_bytes(page)
         if output.exists():
             shutil.rmtree(output)
         if pages:

@@ -203,7 +203,7 @@ _BLOCK = {
 }  # fmt: skip
 # Links whose text is a sign, not words: a heading's permalink, a citation's footnote number
 # (mkdocs-bibtex) and the footnote's way back.
-_SIGNS = ("headerlink", "footnote-ref", "footnote-backref")
+_SIGNS = frozenset({"headerlink", "footnote-ref", "footnote-backref"})
 
 
 class _Sections(HTMLParser):
@@ -226,7 +226,7 @@ class _Sections(HTMLParser):
             self.first_level = self.first_level or int(tag[1])
             self._heading = []
             self.sections.append((values["id"] or "", "", []))
-        elif tag == "a" and set((values.get("class") or "").split()) & set(_SIGNS):
+        elif tag == "a" and _SIGNS.intersection((values.get("class") or "").split()):
             self._in_sign = True
         elif tag in _BLOCK:
             self.handle_data(" ")
